@@ -1,0 +1,75 @@
+package io.github.qidf.similarity.engine;
+
+import io.github.qidf.similarity.elasticsearch.QLogSimilarityPlugin;
+import io.github.qidf.similarity.elasticsearch.QLogSimilarityProvider;
+
+import org.apache.lucene.search.similarities.Similarity;
+import org.elasticsearch.index.IndexVersion;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.index.similarity.SimilarityService;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** The engine-specific side of the tests, Elasticsearch edition (same API in test-elasticsearch). */
+public final class EngineTestSupport {
+
+    private EngineTestSupport() {}
+
+    public static String engineName() {
+        return "Elasticsearch " + org.elasticsearch.Build.current().version() + " (index version " + IndexVersion.current() + ")";
+    }
+
+    public static Class<?> pluginClass() {
+        return QLogSimilarityPlugin.class;
+    }
+
+    /** True when the engine's default similarity is the (k1 + 1)-scaled LegacyBM25Similarity. */
+    public static boolean defaultIsLegacy() {
+        return QLogSimilarityProvider.engineDefaultIsLegacy();
+    }
+
+    /**
+     * The similarity the engine uses for fields that name none: read from the engine's own
+     * (private) SimilarityService.DEFAULTS table, exactly as SimilarityService builds it.
+     */
+    @SuppressWarnings("unchecked")
+    public static Similarity engineDefault() throws ReflectiveOperationException {
+        Field defaults = SimilarityService.class.getDeclaredField("DEFAULTS");
+        defaults.setAccessible(true);
+        Map<String, Function<IndexVersion, Supplier<Similarity>>> table =
+            (Map<String, Function<IndexVersion, Supplier<Similarity>>>) defaults.get(null);
+        return table.get(SimilarityService.DEFAULT_SIMILARITY).apply(IndexVersion.current()).get();
+    }
+
+    /** The engine's built-in BM25 type with these settings (what "type": "BM25" gives). */
+    public static Similarity engineBM25(Map<String, String> settings) {
+        return SimilarityService.BUILT_IN.get("BM25").apply(settingsOf(settings), IndexVersion.current(), null);
+    }
+
+    /** Our similarity, built the way the engine builds it from index settings. */
+    public static Similarity qlog(Map<String, String> settings) {
+        return QLogSimilarityProvider.create(settingsOf(settings));
+    }
+
+    /** The engine's own sanity checks on a similarity (SimilarityService.validateSimilarity). */
+    public static void validate(Similarity similarity) throws Throwable {
+        Method m = SimilarityService.class.getDeclaredMethod("validateSimilarity", IndexVersion.class, Similarity.class);
+        m.setAccessible(true);
+        try {
+            m.invoke(null, IndexVersion.current(), similarity);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static Settings settingsOf(Map<String, String> settings) {
+        Settings.Builder builder = Settings.builder();
+        settings.forEach(builder::put);
+        return builder.build();
+    }
+}

@@ -1,0 +1,54 @@
+"""CodeSearchNet-style (function, docstring) pairs from real source code.
+
+Build pairs from a source tree (``build_go``, ``build_java``, ``build_python``), store them
+(``write_pairs``/``load_pairs``), and turn them into retrieval tasks (``code_to_doc`` is
+CoIR's direction, the one the paper reports). Building needs the ``corpus`` extra
+(Tree-sitter); loading a shipped corpus (``shipped_corpus("go")``) needs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from qidf_ctl.corpora.pairs import Pair, load_pairs, write_pairs
+from qidf_ctl.corpora.shipped import shipped_corpus
+from qidf_ctl.corpora.tasks import RetrievalTask, code_to_doc, doc_to_code
+
+if TYPE_CHECKING:
+    from qidf_ctl.corpora.extract import BuildStats
+
+
+def build_go(goroot: Path, stats: BuildStats | None = None) -> list[Pair]:
+    """Pairs from a Go toolchain's source tree (``go env GOROOT``), sorted by id."""
+    from qidf_ctl.corpora.go import build_go as _build
+
+    return _build(Path(goroot), stats)
+
+
+def build_java(src_zip: Path, stats: BuildStats | None = None) -> list[Pair]:
+    """Pairs from a JDK's ``lib/src.zip`` (GPLv2+CPE: build locally, never ship)."""
+    from qidf_ctl.corpora.java import build_java as _build
+
+    return _build(Path(src_zip), stats)
+
+
+def build_python(libdir: Path, stats: BuildStats | None = None) -> list[Pair]:
+    """Pairs from a CPython standard library directory (``lib/python3.X``)."""
+    from qidf_ctl.corpora.python import build_python as _build
+
+    return _build(Path(libdir), stats)
+
+
+__all__ = [
+    "Pair",
+    "RetrievalTask",
+    "build_go",
+    "build_java",
+    "build_python",
+    "code_to_doc",
+    "doc_to_code",
+    "load_pairs",
+    "shipped_corpus",
+    "write_pairs",
+]
