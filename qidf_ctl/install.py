@@ -8,6 +8,7 @@ the close: with the new settings if they were accepted, with the old ones otherw
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections.abc import Callable
@@ -198,10 +199,8 @@ def validate_on_scratch_index(cluster: Cluster, similarity: dict[str, Any]) -> N
             f"the engine rejected the similarity, so the index was not touched: {exc}"
         ) from None
     finally:
-        try:
+        with contextlib.suppress(ClusterError):
             cluster.request("DELETE", f"/{scratch}", None, {"ignore_unavailable": "true"})
-        except ClusterError:
-            pass
 
 
 def _wait_searchable(cluster: Cluster, index: str, timeout_s: int = 60) -> None:
@@ -333,10 +332,8 @@ def apply(
 
 
 def _restore_meta(cluster: Cluster, index: str, meta: dict[str, Any]) -> None:
-    try:
+    with contextlib.suppress(ClusterError):
         _put_meta(cluster, index, meta)
-    except ClusterError:
-        pass
 
 
 def revert(

@@ -13,6 +13,7 @@ Everything of one node lives in one folder: ``<home>/node-<port>/`` holds ``data
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -425,8 +426,6 @@ def stop(cfg: EngineConfig, timeout_s: float = 60) -> bool:
         time.sleep(0.3)
     else:
         os.kill(rec.pid, signal.SIGKILL)
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(rec.pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
     return True

@@ -1,0 +1,313 @@
+"""The ``qidf`` command line: thin typer commands over the library modules.
+
+Every library error becomes one line on stderr and a non-zero exit: 2 for bad input that was
+refused before any cluster call, 1 for everything else. Nothing printed here contains a
+password or API key (``cluster.redact`` strips credentials from URLs).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from . import install, local_engine
+from .cluster import Cluster, ConnectionSettings, EngineInfo, redact
+from .console import emit_json, err, out, step_status
+from .errors import QidfError, UsageError
+from .qlog import IdfForm, InvalidParameter
+from .similarity import Mode, QlogParams, render
+
+app = typer.Typer(
+    help="q-logarithmic IDF for BM25 on Elasticsearch and OpenSearch: no reindex, no analyzer "
+    "change.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+engine_app = typer.Typer(help="Run a local OpenSearch node (no Docker needed).",
+                         no_args_is_help=True)
+app.add_typer(engine_app, name="engine")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def one_line_errors(func: F) -> F:
+    """Turn library exceptions into one clear line and an exit code, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except InvalidParameter as exc:
+            err.print(f"error: {redact(str(exc))}", markup=False)
+            raise typer.Exit(2) from None
+        except QidfError as exc:
+            err.print(f"error: {redact(str(exc))}", markup=False)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err.print("error: interrupted", markup=False)
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+# --- Shared options --------------------------------------------------------------------
+
+Url = Annotated[str | None, typer.Option(
+    "--url", help="Cluster URL (env QIDF_URL; default the local engine, http://127.0.0.1:9200).")]
+User = Annotated[str | None, typer.Option("--user", help="Basic-auth user (env QIDF_USER).")]
+Password = Annotated[str | None, typer.Option(
+    "--password", help="Basic-auth password (prefer env QIDF_PASSWORD or --password-file).")]
+PasswordFile = Annotated[str | None, typer.Option(
+    "--password-file", help="Read the password from this file.")]
+ApiKey = Annotated[str | None, typer.Option(
+    "--api-key", help="API key, base64 id:key (prefer env QIDF_API_KEY or --api-key-file).")]
+ApiKeyFile = Annotated[str | None, typer.Option(
+    "--api-key-file", help="Read the API key from this file.")]
+CaCerts = Annotated[str | None, typer.Option(
+    "--ca-certs", help="CA certificate bundle for https (env QIDF_CA_CERTS).")]
+Insecure = Annotated[bool, typer.Option(
+    "--insecure", help="Skip TLS certificate verification (test clusters only).")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+QOpt = Annotated[str, typer.Option("--q", help="q in [0, 2]; 1 is plain BM25.")]
+K1 = Annotated[str, typer.Option("--k1", help="BM25 k1 (>= 0).")]
+B = Annotated[str, typer.Option("--b", help="BM25 b, in [0, 1].")]
+Form = Annotated[str, typer.Option(
+    "--form", help="IDF form: 'lucene' (ln_q(1 + odds), default) or 'rsj' (the paper's).")]
+
+
+def _params(q: str, k1: str, b: str, form: str) -> QlogParams:
+    return QlogParams(q=q, k1=k1, b=b, form=form)  # type: ignore[arg-type]
+
+
+def _connect(url: str | None, user: str | None, password: str | None,
+             password_file: str | None, api_key: str | None, api_key_file: str | None,
+             ca_certs: str | None, insecure: bool) -> Cluster:
+    settings = ConnectionSettings.from_options(url, user, password, password_file, api_key,
+                                               api_key_file, ca_certs, insecure)
+    return Cluster.connect(settings)
+
+
+# --- Similarity commands ----------------------------------------------------------------
+
+
+def _engine_from_text(text: str) -> EngineInfo:
+    name, _, version = text.partition("-")
+    name = {"os": "opensearch", "es": "elasticsearch"}.get(name, name)
+    if name not in ("opensearch", "elasticsearch"):
+        raise UsageError(
+            f"--engine must be opensearch-VERSION or elasticsearch-VERSION, got {text!r}")
+    version = version or ("2.19.6" if name == "opensearch" else "8.19.4")
+    if not version.split(".")[0].isdigit():
+        raise UsageError(f"--engine version must start with a number, got {text!r}")
+    return EngineInfo(name, version)
+
+
+@app.command("render")
+@one_line_errors
+def render_cmd(
+    q: QOpt,
+    k1: K1 = "1.2",
+    b: B = "0.75",
+    form: Form = IdfForm.LUCENE.value,
+    engine: Annotated[str, typer.Option(
+        help="Target engine and version; decides the (k1 + 1) factor of the built-in "
+        "default (e.g. opensearch-2.19.6, opensearch-3.3.0, elasticsearch-8.19.4).",
+    )] = "opensearch-2.19.6",
+    mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")] = Mode.SCRIPT,
+) -> None:
+    """Print the index settings of the q-log similarity, for review or GitOps.
+
+    Example: qidf render --q 0.3 --engine opensearch-2.19.6 > similarity.json
+    """
+    params = _params(q, k1, b, form)
+    info = _engine_from_text(engine)
+    emit_json(render(params, mode, info.default_is_legacy_bm25))
+
+
+@app.command("apply")
+@one_line_errors
+def apply_cmd(
+    index: Annotated[str, typer.Argument(help="Index (or alias to one index).")],
+    q: QOpt,
+    k1: K1 = "1.2",
+    b: B = "0.75",
+    form: Form = IdfForm.LUCENE.value,
+    mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")] = Mode.SCRIPT,
+    field: Annotated[str | None, typer.Option(
+        help="Text field that must be affected; refused if its mapping names its own "
+        "similarity.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Show what would change; change nothing.")] = False,
+    json_out: Json = False,
+    url: Url = None, user: User = None, password: Password = None,
+    password_file: PasswordFile = None, api_key: ApiKey = None, api_key_file: ApiKeyFile = None,
+    ca_certs: CaCerts = None, insecure: Insecure = False,
+) -> None:
+    """Install the q-log similarity on an index (close, update, reopen; seconds of downtime).
+
+    Example: qidf apply code-search --q 0.3
+    """
+    params = _params(q, k1, b, form)
+    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+                       insecure)
+    with step_status(quiet=json_out) as progress:
+        result = install.apply(cluster, index, params, mode=mode, field_name=field,
+                               dry_run=dry_run, progress=progress)
+    _report(result, json_out)
+
+
+@app.command("revert")
+@one_line_errors
+def revert_cmd(
+    index: Annotated[str, typer.Argument(help="Index (or alias to one index).")],
+    dry_run: Annotated[bool, typer.Option(help="Show what would change; change nothing.")] = False,
+    json_out: Json = False,
+    url: Url = None, user: User = None, password: Password = None,
+    password_file: PasswordFile = None, api_key: ApiKey = None, api_key_file: ApiKeyFile = None,
+    ca_certs: CaCerts = None, insecure: Insecure = False,
+) -> None:
+    """Restore the similarity settings the index had before qidf's first apply.
+
+    Example: qidf revert code-search
+    """
+    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+                       insecure)
+    with step_status(quiet=json_out) as progress:
+        result = install.revert(cluster, index, dry_run=dry_run, progress=progress)
+    _report(result, json_out)
+
+
+def _report(result: install.ChangeResult, json_out: bool) -> None:
+    if json_out:
+        emit_json(result.as_dict())
+        return
+    for warning in result.warnings:
+        err.print(f"warning: {warning}", markup=False)
+    out.print(result.message, markup=False)
+    if result.changed and result.closed_seconds:
+        out.print(f"index was closed for {result.closed_seconds:.2f}s", markup=False)
+    if result.dry_run:
+        out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
+
+
+@app.command("show")
+@one_line_errors
+def show_cmd(
+    index: Annotated[str, typer.Argument(help="Index (or alias to one index).")],
+    json_out: Json = False,
+    url: Url = None, user: User = None, password: Password = None,
+    password_file: PasswordFile = None, api_key: ApiKey = None, api_key_file: ApiKeyFile = None,
+    ca_certs: CaCerts = None, insecure: Insecure = False,
+) -> None:
+    """Print the index's current similarity and how it was installed.
+
+    Example: qidf show code-search --json
+    """
+    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+                       insecure)
+    info = install.show(cluster, index)
+    if json_out:
+        emit_json(info)
+        return
+    out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
+              markup=False)
+    installed = (info.get("record") or {}).get("installed")
+    if installed:
+        out.print(f"installed {installed.get('at')} by {installed.get('by')}", markup=False)
+    for field_name, sim in info["fields_with_own_similarity"].items():
+        out.print(f"field {field_name} uses its own similarity {sim!r}", markup=False)
+
+
+# --- Local engine -----------------------------------------------------------------------
+
+Port = Annotated[int | None, typer.Option(help="HTTP port (env QIDF_ENGINE_PORT; default 9200).")]
+Version = Annotated[str | None, typer.Option(
+    "--version", help="OpenSearch version (env QIDF_ENGINE_VERSION; default 2.19.6).")]
+
+
+@engine_app.command("start")
+@one_line_errors
+def engine_start(
+    port: Port = None, version: Version = None,
+    heap: Annotated[str | None, typer.Option(
+        help="JVM heap (env QIDF_ENGINE_HEAP; default 1g).")] = None,
+    java_home: Annotated[str | None, typer.Option(help="JDK to run it (env QIDF_JAVA_HOME).")]
+    = None,
+    json_out: Json = False,
+) -> None:
+    """Download (once), assemble and start a local OpenSearch node on 127.0.0.1.
+
+    Example: qidf engine start --port 9200 --heap 1g
+    """
+    cfg = local_engine.EngineConfig.from_env(port=port, version=version, heap=heap,
+                                             java_home=java_home)
+    with step_status(quiet=json_out) as progress:
+        info = local_engine.start(cfg, progress)
+    if json_out:
+        emit_json(info)
+        return
+    verb = "already running" if info["already_running"] else "started"
+    out.print(f"OpenSearch {info['version']} {verb} at {info['url']} "
+              f"(health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+
+
+@engine_app.command("stop")
+@one_line_errors
+def engine_stop(port: Port = None, json_out: Json = False) -> None:
+    """Stop the local node started by `qidf engine start` (and nothing else).
+
+    Example: qidf engine stop
+    """
+    cfg = local_engine.EngineConfig.from_env(port=port)
+    stopped = local_engine.stop(cfg)
+    if json_out:
+        emit_json({"stopped": stopped, "url": cfg.url})
+        return
+    out.print(f"stopped the node at {cfg.url}" if stopped else f"no qidf node runs at {cfg.url}",
+              markup=False)
+
+
+@engine_app.command("status")
+@one_line_errors
+def engine_status(port: Port = None, json_out: Json = False) -> None:
+    """Say whether the local node runs, where, and where its data and logs are.
+
+    Example: qidf engine status --json
+    """
+    cfg = local_engine.EngineConfig.from_env(port=port)
+    info = local_engine.status(cfg)
+    if json_out:
+        emit_json(info)
+        return
+    if info["running"]:
+        out.print(f"running: OpenSearch {info['version']} at {info['url']} (pid {info['pid']}, "
+                  f"health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+    else:
+        out.print(f"not running (would use {info['url']}; folder {info['node_dir']})",
+                  markup=False)
+        raise typer.Exit(3)
+
+
+def main() -> None:
+    """Entry point: usage errors also become one line (no usage box, no traceback)."""
+    try:
+        code = app(standalone_mode=False)
+    except typer.Exit as exc:
+        code = exc.exit_code
+    except typer.Abort:
+        err.print("error: interrupted", markup=False)
+        code = 130
+    except Exception as exc:
+        # click's (or typer's vendored click's) ClickException and UsageError.
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        err.print(f"error: {redact(exc.format_message())}{hint}", markup=False)
+        code = exc.exit_code
+    sys.exit(code if isinstance(code, int) else 0)
