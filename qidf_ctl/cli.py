@@ -7,6 +7,7 @@ password or API key (``cluster.redact`` strips credentials from URLs).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -311,3 +312,54 @@ def main() -> None:
         err.print(f"error: {redact(exc.format_message())}{hint}", markup=False)
         code = exc.exit_code
     sys.exit(code if isinstance(code, int) else 0)
+
+
+@app.command("demo")
+@one_line_errors
+def demo_cmd(
+    queries: Annotated[int, typer.Option(help="How many code queries to run.")] = 500,
+    port: Port = None,
+    json_out: Json = False,
+) -> None:
+    """Start the local engine, index real Go code, and compare BM25 with q-log.
+
+    Example: qidf demo --queries 500
+    """
+    from . import demo
+    from .console import bar
+
+    cfg = local_engine.EngineConfig.from_env(port=port)
+    with step_status(quiet=json_out) as progress:
+        engine = local_engine.start(cfg, progress)
+    cluster = Cluster.connect(ConnectionSettings.from_options(url=engine["url"]))
+    with step_status(quiet=json_out) as progress:
+        result = demo.run_demo(cluster, max_queries=queries, progress=progress,
+                               bar=lambda d, n: bar(d, n, quiet=json_out))
+    if json_out:
+        emit_json(dataclasses.asdict(result))
+        return
+    _print_demo(result, engine["url"])
+
+
+def _print_demo(result: Any, url: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"Go standard library, code -> docstring ({result.queries} queries, "
+                  f"{result.documents} docstrings, analyzer: standard)")
+    for col in ("similarity", "NDCG@10", "MRR@10", "Recall@100"):
+        table.add_column(col, justify="right" if col != "similarity" else "left")
+    base = result.rows[0].ndcg10
+    for row in result.rows:
+        delta = f" ({(row.ndcg10 - base) / base:+.0%})" if row.q is not None and base else ""
+        table.add_row(row.label, f"{row.ndcg10:.4f}{delta}", f"{row.mrr10:.4f}",
+                      f"{row.recall100:.4f}")
+    out.print(table)
+    ex = result.example
+    if ex:
+        out.print(f"\nExample: the gold docstring moves from rank {ex['bm25_rank'] or '>100'} "
+                  f"(BM25) to rank {ex['qlog_rank']} ({ex['qlog_label']}).", markup=False)
+        out.print(f"query (code):\n{ex['code_head']}\n...", markup=False)
+        out.print(f"gold docstring: {ex['gold_doc']}", markup=False)
+    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Try: "
+              f"qidf apply {result.index} --q 0.3 ; qidf show {result.index} ; "
+              f"qidf revert {result.index} ; qidf engine stop", markup=False)

@@ -1,0 +1,76 @@
+"""Creating an index and bulk-loading documents: for the demo, benchmarks and tests.
+
+Operators never need this against their own clusters; it exists so that every number qidf
+reports comes from a real engine that indexed real text with a real analyzer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .cluster import Cluster
+from .errors import ClusterError
+
+FIELD = "text"
+Advance = Callable[[int], None]
+
+
+def create_index(
+    cluster: Cluster,
+    name: str,
+    *,
+    analyzer: str = "standard",
+    shards: int = 1,
+    replicas: int = 0,
+    analysis: dict[str, Any] | None = None,
+    similarity: dict[str, Any] | None = None,
+) -> None:
+    """(Re)create ``name`` with one text field analysed by ``analyzer``."""
+    cluster.request("DELETE", f"/{name}", None, {"ignore_unavailable": "true"})
+    index_settings: dict[str, Any] = {"number_of_shards": shards, "number_of_replicas": replicas,
+                                      "refresh_interval": "-1"}
+    if analysis:
+        index_settings["analysis"] = analysis
+    if similarity:
+        index_settings["similarity"] = similarity
+    cluster.request("PUT", f"/{name}", {
+        "settings": {"index": index_settings},
+        "mappings": {"properties": {FIELD: {"type": "text", "analyzer": analyzer}}},
+    })
+
+
+def bulk_index(
+    cluster: Cluster,
+    name: str,
+    docs: Mapping[str, str],
+    *,
+    batch_size: int = 2000,
+    advance: Advance = lambda n: None,
+) -> int:
+    """Index ``docs`` (id -> text), refresh, and return the engine's document count."""
+    items = sorted(docs.items())
+    for start in range(0, len(items), batch_size):
+        lines = []
+        for doc_id, text in items[start:start + batch_size]:
+            lines.append(json.dumps({"index": {"_index": name, "_id": doc_id}}))
+            lines.append(json.dumps({FIELD: text}))
+        resp = cluster.request("POST", "/_bulk", "\n".join(lines) + "\n")
+        if resp.get("errors"):
+            first = next(i for i in resp["items"] if "error" in i["index"])
+            raise ClusterError(f"bulk indexing into {name!r} failed: {first['index']['error']}")
+        advance(len(lines) // 2)
+    cluster.request("PUT", f"/{name}/_settings", {"index": {"refresh_interval": "1s"}})
+    cluster.request("POST", f"/{name}/_refresh")
+    return int(cluster.request("GET", f"/{name}/_count")["count"])
+
+
+def doc_count(cluster: Cluster, name: str) -> int | None:
+    """Documents in ``name``, or None when it does not exist."""
+    try:
+        return int(cluster.request("GET", f"/{name}/_count")["count"])
+    except ClusterError as exc:
+        if exc.status == 404:
+            return None
+        raise

@@ -1,0 +1,47 @@
+"""Retrieval metrics through ir-measures (pytrec_eval underneath), never hand-written.
+
+A query the run returned nothing for still counts, with score 0: the mean is over every
+query that has relevance judgements, as ir_measures' own convention for missing queries
+would otherwise silently drop them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+DEFAULT_MEASURES = ("nDCG@10", "RR@10", "R@100")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Mean of each measure over all judged queries, and the per-query values."""
+
+    mean: dict[str, float]
+    per_query: dict[str, dict[str, float]]
+
+
+def evaluate(
+    run: Mapping[str, list[tuple[str, float]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    measures: Iterable[str] = DEFAULT_MEASURES,
+) -> Scores:
+    import ir_measures
+
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    names = [str(m) for m in parsed]
+    # Rank order must survive ties: give tied docs strictly decreasing pseudo-scores.
+    scored = {
+        qid: {doc: float(len(hits) - rank) for rank, (doc, _) in enumerate(hits)}
+        for qid, hits in run.items() if hits
+    }
+    per_query: dict[str, dict[str, float]] = {
+        qid: dict.fromkeys(names, 0.0) for qid in qrels
+    }
+    judged = {qid: dict(rels) for qid, rels in qrels.items()}
+    for metric in ir_measures.iter_calc(parsed, judged, scored):
+        if metric.query_id in per_query:
+            per_query[metric.query_id][str(metric.measure)] = float(metric.value)
+    n = max(len(per_query), 1)
+    mean = {name: sum(v[name] for v in per_query.values()) / n for name in names}
+    return Scores(mean, per_query)
