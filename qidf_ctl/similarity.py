@@ -163,6 +163,10 @@ class Installed:
 
     def describe(self) -> str:
         if self.kind == "builtin":
+            extra = {k: v for k, v in (self.raw or {}).items() if k != "type"}
+            if extra:
+                args = ", ".join(f"{k}={v}" for k, v in sorted(extra.items()))
+                return f"built-in BM25 with {args}"
             return "built-in default similarity (BM25)"
         if self.kind == "qlog" and self.params is not None and self.mode is not None:
             how = "Painless scripted similarity" if self.mode is Mode.SCRIPT else "qidf plugin"
@@ -193,6 +197,6 @@ def parse(default_similarity: dict[str, Any] | None) -> Installed:
             if flatten(expected) == flatten(default_similarity):
                 return Installed("qlog", Mode.SCRIPT, params, match["legacy"] == "true",
                                  default_similarity)
-    if sim_type == "BM25" and set(default_similarity) <= {"type"}:
+    if sim_type == "BM25":
         return Installed("builtin", raw=default_similarity)
     return Installed("other", raw=default_similarity)

@@ -25,6 +25,7 @@ LANGUAGE = "go"
 LICENSE = "BSD-3-Clause"
 
 _GENERATED_RE = re.compile(rb"^// Code generated .* DO NOT EDIT\.$", re.M)
+_PACKAGE_RE = re.compile(rb"^package ", re.M)
 # go/ast isDirective: "//line ", "//extern ", "//export ", or "//[a-z0-9]+:[a-z0-9]".
 _DIRECTIVE_RE = re.compile(r"^//(line |extern |export |[a-z0-9]+:[a-z0-9])")
 # The go tool's rule for test, benchmark, example and fuzz functions: the prefix then
@@ -36,9 +37,12 @@ _TEST_NAME_RE = re.compile(r"^(Test|Benchmark|Example|Fuzz)([^a-z].*)?$")
 # errors.Unwrap); Go's counterparts of Java's toString or Python's __str__.
 STANDARD_METHODS = frozenset({"String", "GoString", "Error", "Len", "Less", "Swap", "Unwrap"})
 KEYWORDS = frozenset(
-    "break case chan const continue default defer else fallthrough for func go goto if import"
-    " interface map package range return select struct switch type var".split()
-)
+    {
+        "break", "case", "chan", "const", "continue", "default", "defer", "else",
+        "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map",
+        "package", "range", "return", "select", "struct", "switch", "type", "var",
+    }
+)  # fmt: skip
 _STRING_TYPES = frozenset({"interpreted_string_literal", "raw_string_literal", "rune_literal"})
 _SKIP = frozenset({"comment"})
 
@@ -71,6 +75,17 @@ def _doc_comments(decl: Any) -> list[str]:
     return out
 
 
+def is_generated(content: bytes) -> bool:
+    """Go's generated-file marker, looked for only above the package clause.
+
+    Generators (``gen.go``, ``make_tables.go``) carry the same line inside string
+    literals below ``package``; they are hand-written and stay in.
+    """
+    pkg = _PACKAGE_RE.search(content)
+    head = content[: pkg.start()] if pkg else content
+    return _GENERATED_RE.search(head) is not None
+
+
 def is_test_func(name: str, decl: Any) -> bool:
     """Whether a top-level func would be run by ``go test`` as a test/benchmark/fuzz/example."""
     m = _TEST_NAME_RE.match(name)
@@ -85,9 +100,8 @@ def is_test_func(name: str, decl: Any) -> bool:
 
 def receiver_type(receiver: str) -> str:
     """``(s *Set[E])`` -> ``Set``: the receiver's base type name, for ids like Set.Add."""
-    inner = receiver.strip()[1:-1].strip()
-    typ = inner.split()[-1] if inner else ""
-    typ = typ.split("[", 1)[0].lstrip("*")
+    inner = re.sub(r"\[.*\]", "", receiver.strip()[1:-1]).strip()
+    typ = inner.split()[-1].lstrip("*") if inner else ""
     if "." in typ:
         typ = typ.rsplit(".", 1)[-1]
     return typ or "_"
@@ -166,7 +180,7 @@ class GoSource:
             return "testdata"
         if parts[-1].endswith("_test.go"):
             return "_test.go"
-        if _GENERATED_RE.search(content):
+        if is_generated(content):
             return "generated"
         return None
 

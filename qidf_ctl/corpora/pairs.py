@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
@@ -45,7 +46,7 @@ def _open_text(path: Path, mode: str) -> io.TextIOBase:
             gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9)
             return _ClosingWrapper(gz, raw)
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, mode, encoding="utf-8")  # noqa: SIM115 - caller closes
+    return open(path, mode, encoding="utf-8")
 
 
 class _ClosingWrapper(io.TextIOWrapper):
@@ -86,7 +87,7 @@ def write_pairs(pairs: Iterable[Pair], path: str | Path) -> int:
     """
     path = Path(path)
     ordered = sorted(pairs, key=lambda p: p.id)
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in itertools.pairwise(ordered):
         if a.id == b.id:
             raise ValueError(f"duplicate pair id {a.id!r}")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -70,7 +70,8 @@ def test_parse_round_trips(mode, legacy):
 def test_parse_builtin_and_foreign():
     assert parse(None).kind == "builtin"
     assert parse({"type": "BM25"}).kind == "builtin"
-    assert parse({"type": "BM25", "k1": "2"}).kind == "other"
+    assert parse({"type": "BM25", "k1": "2"}).describe() == "built-in BM25 with k1=2"
+    assert parse({"type": "DFR", "basic_model": "g"}).kind == "other"
     edited = _sim(QlogParams(0.3))
     edited["script"]["source"] += " // hand edit"
     assert parse(edited).kind == "other"

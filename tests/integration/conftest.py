@@ -1,0 +1,52 @@
+"""Fixtures for tests against a real OpenSearch node.
+
+``QIDF_TEST_URL`` points at a running engine; without it the session starts the project's
+own local engine (``qidf_ctl.local_engine``) on port 9250 and stops it afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from qidf_ctl import demo, indexing, local_engine
+from qidf_ctl.cluster import Cluster, ConnectionSettings
+from qidf_ctl.corpora import RetrievalTask
+
+TEST_PORT = int(os.environ.get("QIDF_TEST_PORT", "9250"))
+PARITY_INDEX = "qidf-it-parity"
+
+
+@pytest.fixture(scope="session")
+def engine_url():
+    url = os.environ.get("QIDF_TEST_URL")
+    if url:
+        yield url
+        return
+    cfg = local_engine.EngineConfig.from_env(port=TEST_PORT)
+    info = local_engine.start(cfg)
+    try:
+        yield info["url"]
+    finally:
+        if not info["already_running"]:
+            local_engine.stop(cfg)
+
+
+@pytest.fixture(scope="session")
+def cluster(engine_url) -> Cluster:
+    return Cluster.connect(ConnectionSettings.from_options(url=engine_url))
+
+
+@pytest.fixture(scope="session")
+def go_task() -> RetrievalTask:
+    """Real Go code: every docstring of the shipped corpus, 300 code queries."""
+    return demo.load_task(max_queries=300, seed=7)
+
+
+@pytest.fixture(scope="session")
+def parity_index(cluster, go_task) -> str:
+    indexing.create_index(cluster, PARITY_INDEX, analyzer="standard", shards=1)
+    count = indexing.bulk_index(cluster, PARITY_INDEX, go_task.corpus)
+    assert count == len(go_task.corpus) >= 5000
+    return PARITY_INDEX
