@@ -8,20 +8,36 @@ password or API key (``cluster.redact`` strips credentials from URLs).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import sys
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
 from . import install, local_engine
+from .cli_options import (
+    K1,
+    ApiKey,
+    ApiKeyFile,
+    B,
+    CaCerts,
+    Form,
+    Insecure,
+    Json,
+    Password,
+    PasswordFile,
+    QOpt,
+    Url,
+    User,
+    connect,
+    one_line_errors,
+    params_from_options,
+)
 from .cluster import Cluster, ConnectionSettings, EngineInfo, redact
 from .console import emit_json, err, out, step_status
-from .errors import QidfError, UsageError
-from .qlog import IdfForm, InvalidParameter
-from .similarity import Mode, QlogParams, render
+from .errors import UsageError
+from .qlog import IdfForm
+from .similarity import Mode, render
 
 app = typer.Typer(
     help="q-logarithmic IDF for BM25 on Elasticsearch and OpenSearch: no reindex, no analyzer "
@@ -33,66 +49,6 @@ app = typer.Typer(
 engine_app = typer.Typer(help="Run a local OpenSearch node (no Docker needed).",
                          no_args_is_help=True)
 app.add_typer(engine_app, name="engine")
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def one_line_errors(func: F) -> F:
-    """Turn library exceptions into one clear line and an exit code, never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except InvalidParameter as exc:
-            err.print(f"error: {redact(str(exc))}", markup=False)
-            raise typer.Exit(2) from None
-        except QidfError as exc:
-            err.print(f"error: {redact(str(exc))}", markup=False)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            err.print("error: interrupted", markup=False)
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-# --- Shared options --------------------------------------------------------------------
-
-Url = Annotated[str | None, typer.Option(
-    "--url", help="Cluster URL (env QIDF_URL; default the local engine, http://127.0.0.1:9200).")]
-User = Annotated[str | None, typer.Option("--user", help="Basic-auth user (env QIDF_USER).")]
-Password = Annotated[str | None, typer.Option(
-    "--password", help="Basic-auth password (prefer env QIDF_PASSWORD or --password-file).")]
-PasswordFile = Annotated[str | None, typer.Option(
-    "--password-file", help="Read the password from this file.")]
-ApiKey = Annotated[str | None, typer.Option(
-    "--api-key", help="API key, base64 id:key (prefer env QIDF_API_KEY or --api-key-file).")]
-ApiKeyFile = Annotated[str | None, typer.Option(
-    "--api-key-file", help="Read the API key from this file.")]
-CaCerts = Annotated[str | None, typer.Option(
-    "--ca-certs", help="CA certificate bundle for https (env QIDF_CA_CERTS).")]
-Insecure = Annotated[bool, typer.Option(
-    "--insecure", help="Skip TLS certificate verification (test clusters only).")]
-Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-QOpt = Annotated[str, typer.Option("--q", help="q in [0, 2]; 1 is plain BM25.")]
-K1 = Annotated[str, typer.Option("--k1", help="BM25 k1 (>= 0).")]
-B = Annotated[str, typer.Option("--b", help="BM25 b, in [0, 1].")]
-Form = Annotated[str, typer.Option(
-    "--form", help="IDF form: 'lucene' (ln_q(1 + odds), default) or 'rsj' (the paper's).")]
-
-
-def _params(q: str, k1: str, b: str, form: str) -> QlogParams:
-    return QlogParams(q=q, k1=k1, b=b, form=form)  # type: ignore[arg-type]
-
-
-def _connect(url: str | None, user: str | None, password: str | None,
-             password_file: str | None, api_key: str | None, api_key_file: str | None,
-             ca_certs: str | None, insecure: bool) -> Cluster:
-    settings = ConnectionSettings.from_options(url, user, password, password_file, api_key,
-                                               api_key_file, ca_certs, insecure)
-    return Cluster.connect(settings)
-
 
 # --- Similarity commands ----------------------------------------------------------------
 
@@ -126,7 +82,7 @@ def render_cmd(
 
     Example: qidf render --q 0.3 --engine opensearch-2.19.6 > similarity.json
     """
-    params = _params(q, k1, b, form)
+    params = params_from_options(q, k1, b, form)
     info = _engine_from_text(engine)
     emit_json(render(params, mode, info.default_is_legacy_bm25))
 
@@ -153,8 +109,8 @@ def apply_cmd(
 
     Example: qidf apply code-search --q 0.3
     """
-    params = _params(q, k1, b, form)
-    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+    params = params_from_options(q, k1, b, form)
+    cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                        insecure)
     with step_status(quiet=json_out) as progress:
         result = install.apply(cluster, index, params, mode=mode, field_name=field,
@@ -176,7 +132,7 @@ def revert_cmd(
 
     Example: qidf revert code-search
     """
-    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+    cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                        insecure)
     with step_status(quiet=json_out) as progress:
         result = install.revert(cluster, index, dry_run=dry_run, progress=progress)
@@ -209,7 +165,7 @@ def show_cmd(
 
     Example: qidf show code-search --json
     """
-    cluster = _connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
+    cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                        insecure)
     info = install.show(cluster, index)
     if json_out:
@@ -363,3 +319,7 @@ def _print_demo(result: Any, url: str) -> None:
     out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Try: "
               f"qidf apply {result.index} --q 0.3 ; qidf show {result.index} ; "
               f"qidf revert {result.index} ; qidf engine stop", markup=False)
+
+
+# Command groups that live in their own modules register themselves on ``app``.
+from . import cli_stats  # noqa: E402,F401

@@ -1,0 +1,3 @@
+"""``qidf stats`` and ``qidf predict``: corpus statistics and a label-free q (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# One command for every test: lint, unit tests, the Java plugin's tests, and the integration
+# tests against a real OpenSearch node that the test session starts (port 9250) and stops.
+#   ./scripts/test.sh            (extra arguments go to pytest, e.g. -k parity)
+set -euo pipefail
+source "$(dirname "$0")/bootstrap.sh"
+bootstrap_python eval,dev,corpus
+cd "$QIDF_ROOT"
+started=$(date +%s)
+"$QIDF_VENV/bin/ruff" check .
+if [ -f plugin-java/pom.xml ] && [ -x scripts/build_plugin.sh ]; then
+  echo "== Java plugin: build and unit tests" >&2
+  scripts/build_plugin.sh >&2
+fi
+echo "== Python: unit and integration tests" >&2
+"$QIDF_VENV/bin/pytest" -ra "$@"
+echo "test suite took $(( $(date +%s) - started ))s" >&2
