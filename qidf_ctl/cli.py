@@ -322,4 +322,4 @@ def _print_demo(result: Any, url: str) -> None:
 
 
 # Command groups that live in their own modules register themselves on ``app``.
-from . import cli_stats  # noqa: E402,F401
+from . import cli_eval, cli_stats  # noqa: E402,F401
