@@ -275,6 +275,9 @@ def main() -> None:
 def demo_cmd(
     queries: Annotated[int, typer.Option(help="How many code queries to run.")] = 500,
     port: Port = None,
+    url: Annotated[str | None, typer.Option(
+        help="Use this cluster instead of starting the local engine (e.g. the "
+        "docker-compose one).")] = None,
     json_out: Json = False,
 ) -> None:
     """Start the local engine, index real Go code, and compare BM25 with q-log.
@@ -284,17 +287,18 @@ def demo_cmd(
     from . import demo
     from .console import bar
 
-    cfg = local_engine.EngineConfig.from_env(port=port)
-    with step_status(quiet=json_out) as progress:
-        engine = local_engine.start(cfg, progress)
-    cluster = Cluster.connect(ConnectionSettings.from_options(url=engine["url"]))
+    if url is None:
+        cfg = local_engine.EngineConfig.from_env(port=port)
+        with step_status(quiet=json_out) as progress:
+            url = local_engine.start(cfg, progress)["url"]
+    cluster = Cluster.connect(ConnectionSettings.from_options(url=url))
     with step_status(quiet=json_out) as progress:
         result = demo.run_demo(cluster, max_queries=queries, progress=progress,
                                bar=lambda d, n: bar(d, n, quiet=json_out))
     if json_out:
         emit_json(dataclasses.asdict(result))
         return
-    _print_demo(result, engine["url"])
+    _print_demo(result, cluster.url)
 
 
 def _print_demo(result: Any, url: str) -> None:
