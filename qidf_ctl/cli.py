@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import sys
 from typing import Annotated, Any
 
@@ -250,8 +251,15 @@ def engine_status(port: Port = None, json_out: Json = False) -> None:
         raise typer.Exit(3)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point: usage errors also become one line (no usage box, no traceback)."""
+    # A CI job that times out sends SIGTERM: raise KeyboardInterrupt instead of dying, so
+    # that install's finally blocks still reopen a closed index.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         code = app(standalone_mode=False)
     except typer.Exit as exc:
