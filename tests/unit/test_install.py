@@ -129,3 +129,18 @@ def test_opensearch3_renders_without_legacy_factor():
     install.apply(fake_cluster(engine, version="3.3.0"), "code", QlogParams(0.3))
     body = next(b for m, p, b in engine.calls if (m, p) == ("PUT", "/code/_settings"))
     assert body[P + "weight_script.source"].endswith("return query.boost * idf;")
+
+
+def test_interrupt_during_update_still_reopens():
+    class Interrupting(FakeEngine):
+        def __call__(self, method, path, body=None, params=None):
+            if method == "PUT" and path == "/code/_settings":
+                self.calls.append((method, path, body))
+                raise KeyboardInterrupt  # what SIGTERM becomes in the CLI
+            return super().__call__(method, path, body, params)
+
+    engine = Interrupting()
+    with pytest.raises(KeyboardInterrupt):
+        install.apply(fake_cluster(engine), "code", QlogParams(0.3))
+    assert engine.status == "open"
+    assert ("POST", "/code/_open") in engine.writes()
