@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from . import install, local_engine
+from . import install, local_engine, plugin
 from .cli_options import (
     K1,
     ApiKey,
@@ -96,7 +96,9 @@ def apply_cmd(
     k1: K1 = "1.2",
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,
-    mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")] = Mode.SCRIPT,
+    mode: Annotated[str, typer.Option(
+        help="auto (the plugin when every data node has it, else Painless), script or "
+        "plugin.")] = "auto",
     field: Annotated[str | None, typer.Option(
         help="Text field that must be affected; refused if its mapping names its own "
         "similarity.")] = None,
@@ -106,16 +108,22 @@ def apply_cmd(
     password_file: PasswordFile = None, api_key: ApiKey = None, api_key_file: ApiKeyFile = None,
     ca_certs: CaCerts = None, insecure: Insecure = False,
 ) -> None:
-    """Install the q-log similarity on an index (close, update, reopen; seconds of downtime).
+    """Install the q-log similarity on an index (close, update, reopen; under a second).
 
     Example: qidf apply code-search --q 0.3
     """
     params = params_from_options(q, k1, b, form)
+    if mode not in ("auto", "script", "plugin"):
+        raise UsageError(f"--mode must be auto, script or plugin, got {mode!r}")
     cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
-                       insecure)
+                      insecure)
+    chosen, reason = plugin.choose_mode(cluster, mode)
     with step_status(quiet=json_out) as progress:
-        result = install.apply(cluster, index, params, mode=mode, field_name=field,
+        result = install.apply(cluster, index, params, mode=chosen, field_name=field,
                                dry_run=dry_run, progress=progress)
+    result.mode_reason = reason
+    if not json_out:
+        err.print(f"mode: {reason}", markup=False)
     _report(result, json_out)
 
 
@@ -179,6 +187,59 @@ def show_cmd(
         out.print(f"installed {installed.get('at')} by {installed.get('by')}", markup=False)
     for field_name, sim in info["fields_with_own_similarity"].items():
         out.print(f"field {field_name} uses its own similarity {sim!r}", markup=False)
+
+
+# --- Native plugin ---------------------------------------------------------------------
+
+plugin_app = typer.Typer(help="Build and install the native qlog_bm25 similarity plugin.",
+                         no_args_is_help=True)
+app.add_typer(plugin_app, name="plugin")
+
+
+@plugin_app.command("build")
+@one_line_errors
+def plugin_build(
+    engine_version: Annotated[str, typer.Option(
+        help="Exact engine version: 2.19.6, 3.x.y, es-8.x.y or es-9.x.y.")] = "2.19.6",
+    skip_tests: Annotated[bool, typer.Option(help="Skip the Java tests.")] = False,
+) -> None:
+    """Build the plugin zip with Maven (a plugin loads only into its exact engine version).
+
+    Example: qidf plugin build --engine-version 2.19.6
+    """
+    with step_status() as progress:
+        progress(f"building the plugin for {engine_version} (Maven)")
+        path = plugin.build(engine_version, skip_tests=skip_tests)
+    out.print(str(path), markup=False)
+
+
+@plugin_app.command("install")
+@one_line_errors
+def plugin_install(
+    zip_path: Annotated[str | None, typer.Argument(
+        help="Plugin zip; built for the local engine's version when omitted.")] = None,
+    port: Annotated[int | None, typer.Option(help="Local engine port.")] = None,
+    json_out: Json = False,
+) -> None:
+    """Install the plugin into the local engine and restart it.
+
+    Example: qidf plugin install
+    """
+    from pathlib import Path
+
+    cfg = local_engine.EngineConfig.from_env(port=port)
+    with step_status(quiet=json_out) as progress:
+        if zip_path is None:
+            progress(f"building the plugin for OpenSearch {cfg.version}")
+            path = plugin.build(cfg.version, skip_tests=True)
+        else:
+            path = Path(zip_path)
+        info = plugin.install_local(cfg, path, progress)
+    if json_out:
+        emit_json({**info, "plugin_zip": str(path)})
+        return
+    out.print(f"installed {path.name}; OpenSearch {info['version']} running at {info['url']}",
+              markup=False)
 
 
 # --- Local engine -----------------------------------------------------------------------

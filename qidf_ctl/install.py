@@ -73,6 +73,7 @@ class ChangeResult:
     settings_body: dict[str, Any] = field(default_factory=dict)
     closed_seconds: float = 0.0
     dry_run: bool = False
+    mode_reason: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

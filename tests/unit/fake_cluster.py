@@ -13,7 +13,9 @@ from qidf_ctl.errors import ClusterError
 class FakeEngine:
     def __init__(self, index: str = "code", *, status: str = "open",
                  similarity: dict[str, str] | None = None, mapping: dict | None = None,
-                 fail_update: bool = False, fail_open_times: int = 0) -> None:
+                 fail_update: bool = False, fail_open_times: int = 0,
+                 plugins: tuple[str, ...] = ()) -> None:
+        self.plugins = plugins
         self.index = index
         self.status = status
         self.settings = {"index.number_of_shards": "1", "index.uuid": "u1"}
@@ -32,6 +34,11 @@ class FakeEngine:
         bare = path.split("?")[0]
         if bare.startswith("/qidf-validate-"):
             return {"acknowledged": True, "hits": {"hits": []}}
+        if method == "GET" and bare == "/_nodes/plugins":
+            return {"nodes": {"n1": {"name": "node-1", "roles": ["data", "ingest"],
+                                     "plugins": [{"name": p} for p in self.plugins]},
+                              "m1": {"name": "master-1", "roles": ["cluster_manager"],
+                                     "plugins": []}}}
         if bare.startswith("/nosuch"):
             raise ClusterError("index_not_found_exception: no such index", status=404)
         if method == "GET" and bare == f"/{self.index}/_settings/index.uuid":

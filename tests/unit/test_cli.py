@@ -87,3 +87,32 @@ def test_every_command_has_help_with_an_example():
             names.append(sub_name)
             assert sub.help and "Example: qidf" in sub.help, f"{name} {sub_name} lacks an example"
     assert {"render", "apply", "revert", "show", "start", "stop", "status"} <= set(names)
+
+
+def _fake_with(monkeypatch, **kwargs):
+    fake = FakeEngine(**kwargs)
+    monkeypatch.setattr(Cluster, "connect", classmethod(lambda cls, settings: fake_cluster(fake)))
+    return fake
+
+
+def test_mode_auto_picks_plugin_when_every_data_node_has_it(capsys, monkeypatch):
+    fake = _fake_with(monkeypatch, plugins=("qidf-qlog-similarity",))
+    code, out, _ = run(["apply", "code", "--q", "0.3", "--json"], capsys, monkeypatch)
+    assert code == 0 and "native plugin" in json.loads(out)["mode_reason"]
+    body = next(b for m, p, b in fake.calls if (m, p) == ("PUT", "/code/_settings"))
+    assert body["index.similarity.default.type"] == "qlog_bm25"
+
+
+def test_mode_auto_falls_back_to_painless(capsys, monkeypatch):
+    fake = _fake_with(monkeypatch)
+    code, out, _ = run(["apply", "code", "--q", "0.3", "--json"], capsys, monkeypatch)
+    assert code == 0 and "Painless" in json.loads(out)["mode_reason"]
+    body = next(b for m, p, b in fake.calls if (m, p) == ("PUT", "/code/_settings"))
+    assert body["index.similarity.default.type"] == "scripted"
+
+
+def test_mode_plugin_missing_is_one_line_and_changes_nothing(capsys, monkeypatch):
+    fake = _fake_with(monkeypatch)
+    code, _, err = run(["apply", "code", "--q", "0.3", "--mode", "plugin"], capsys, monkeypatch)
+    assert code == 1 and err.count("\n") == 1 and "missing on node-1" in err
+    assert fake.writes() == []
