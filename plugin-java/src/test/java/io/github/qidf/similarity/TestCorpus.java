@@ -39,7 +39,7 @@ final class TestCorpus {
 
     static List<String> documents() {
         List<Path> files = new ArrayList<>();
-        Path go = Paths.get("/usr/local/go/src");
+        Path go = Paths.get(System.getProperty("qidf.corpus.go", "/usr/local/go/src"));
         for (String pkg : Arrays.asList("strings", "bufio", "bytes", "sort", "fmt", "errors", "unicode/utf8", "container/list")) {
             files.addAll(list(go.resolve(pkg), ".go"));
         }
