@@ -8,10 +8,9 @@ bootstrap_python eval,dev,corpus
 cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/ruff" check .
-if [ -f plugin-java/pom.xml ] && [ -x scripts/build_plugin.sh ]; then
-  echo "== Java plugin: build and unit tests" >&2
-  scripts/build_plugin.sh >&2
-fi
+echo "== Java plugin: unit tests and build (OpenSearch ${QIDF_ENGINE_VERSION:-2.19.6})" >&2
+QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh "${QIDF_ENGINE_VERSION:-2.19.6}" | tail -n 1)"
+export QIDF_PLUGIN_ZIP
 echo "== Python: unit and integration tests" >&2
 "$QIDF_VENV/bin/pytest" -ra "$@"
 echo "test suite took $(( $(date +%s) - started ))s" >&2

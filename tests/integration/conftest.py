@@ -7,10 +7,11 @@ own local engine (``qidf_ctl.local_engine``) on port 9250 and stops it afterward
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-from qidf_ctl import demo, indexing, local_engine
+from qidf_ctl import demo, indexing, local_engine, plugin
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.corpora import RetrievalTask
 
@@ -25,7 +26,11 @@ def engine_url():
         yield url
         return
     cfg = local_engine.EngineConfig.from_env(port=TEST_PORT)
-    info = local_engine.start(cfg)
+    plugin_zip = os.environ.get("QIDF_PLUGIN_ZIP")
+    if plugin_zip:  # scripts/test.sh builds it; installing restarts the node with it
+        info = {**plugin.install_local(cfg, Path(plugin_zip)), "already_running": False}
+    else:
+        info = local_engine.start(cfg)
     try:
         yield info["url"]
     finally:

@@ -1,0 +1,73 @@
+"""The native plugin on the real engine: q = 1 equals the built-in default, and the plugin
+and the Painless similarity agree at every q (same rankings, same scores)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from qidf_ctl import indexing, install, plugin, queries, runs
+from qidf_ctl.similarity import Mode, QlogParams
+
+from .test_parity import _same_ranking
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def plugin_ready(cluster):
+    if not plugin.presence(cluster).everywhere:
+        if os.environ.get("QIDF_PLUGIN_ZIP"):
+            pytest.fail("QIDF_PLUGIN_ZIP was set but the plugin is not on the node")
+        pytest.skip("the plugin is not installed (scripts/test.sh builds and installs it)")
+
+
+@pytest.fixture(scope="module")
+def terms(cluster, parity_index, go_task):
+    return queries.analyze_all(cluster, parity_index, indexing.FIELD, go_task.queries)
+
+
+def _run(cluster, index, terms, params=None, mode=Mode.SCRIPT):
+    if params is None:
+        install.revert(cluster, index)
+    else:
+        install.apply(cluster, index, params, mode=mode)
+    return runs.search_run(cluster, index, indexing.FIELD, terms, k=10)
+
+
+def _compare(a, b):
+    worst, exact = 0.0, 0
+    for qid, hits in a.items():
+        assert hits and _same_ranking(hits, b[qid]), f"ranking differs for {qid}"
+        exact += [d for d, _ in hits] == [d for d, _ in b[qid]]
+        for (_, s0), (_, s1) in zip(hits, b[qid], strict=True):
+            worst = max(worst, abs(s0 - s1) / s0)
+    return worst, exact
+
+
+def test_plugin_q1_equals_builtin(cluster, parity_index, terms, plugin_ready):
+    try:
+        builtin = _run(cluster, parity_index, terms)
+        native = _run(cluster, parity_index, terms, QlogParams(1.0), Mode.PLUGIN)
+        assert install.show(cluster, parity_index)["mode"] == "plugin"
+    finally:
+        install.revert(cluster, parity_index)
+    worst, exact = _compare(builtin, native)
+    print(f"\nplugin q=1 vs built-in: {len(builtin)} queries, identical order on {exact}, "
+          f"max relative difference {worst:.2e}")
+    assert worst <= 1e-6
+
+
+@pytest.mark.parametrize("q", [0.05, 0.3, 0.7, 1.0])
+def test_plugin_and_painless_agree(cluster, parity_index, terms, plugin_ready, q):
+    try:
+        native = _run(cluster, parity_index, terms, QlogParams(q), Mode.PLUGIN)
+        painless = _run(cluster, parity_index, terms, QlogParams(q), Mode.SCRIPT)
+    finally:
+        install.revert(cluster, parity_index)
+    worst, exact = _compare(native, painless)
+    print(f"\nplugin vs Painless q={q}: identical order on {exact}/{len(native)}, "
+          f"max relative difference {worst:.2e}")
+    assert worst < 1e-4 and not math.isnan(worst)
