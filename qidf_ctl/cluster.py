@@ -207,6 +207,14 @@ def _unreachable(url: str, exc: Exception) -> ClusterError:
     )
 
 
+def _root_from_nodes(probe: Transport) -> dict[str, Any]:
+    """Minimal Elasticsearch distributions (the integ-test zip) have no ``GET /``; every
+    OpenSearch has one. Read the version from the nodes API instead."""
+    nodes = probe("GET", "/_nodes/_local", None, {"filter_path": "nodes.*.version"})["nodes"]
+    number = next(iter(nodes.values()))["version"]
+    return {"version": {"number": number, "distribution": "elasticsearch"}}
+
+
 class Cluster:
     """A connected cluster: ``request`` plus the detected engine."""
 
@@ -219,7 +227,12 @@ class Cluster:
     def connect(cls, settings: ConnectionSettings) -> Cluster:
         """Detect the engine with a plain GET / and use that engine's own client."""
         probe = _opensearch_transport(settings)
-        root = probe("GET", "/", None, None)
+        try:
+            root = probe("GET", "/", None, None)
+        except ClusterError as exc:
+            if exc.status != 405:
+                raise
+            root = _root_from_nodes(probe)
         version = root.get("version", {}) if isinstance(root, dict) else {}
         number = str(version.get("number", ""))
         if not number:

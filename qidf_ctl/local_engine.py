@@ -7,6 +7,10 @@ published as plain jars, so this module writes their module folders (descriptor 
 policy) itself. OpenSearch refuses to run as root; when qidf runs as root the node runs as the
 unprivileged user ``nobody``.
 
+Elasticsearch's integ-test distribution (``distribution="elasticsearch"``) runs the same way;
+it has no Painless and none is published to Maven Central, so on it only the native plugin
+path works. It serves the tests that prove qidf on a real Elasticsearch.
+
 Everything of one node lives in one folder: ``<home>/node-<port>/`` holds ``data/``,
 ``logs/``, ``config/`` and ``node.json`` (pid, url, version).
 """
@@ -33,6 +37,7 @@ from .artifacts import Coordinate, direct_dependencies, fetch
 from .errors import EngineError
 
 DEFAULT_VERSION = "2.19.6"
+DEFAULT_ES_VERSION = "8.19.21"
 DEFAULT_PORT = 9200
 DEFAULT_HEAP = "1g"
 RUN_AS_WHEN_ROOT = "nobody"
@@ -59,6 +64,32 @@ def download_dir() -> Path:
     return Path(base) / "qidf" / "downloads"
 
 
+@dataclass(frozen=True)
+class Flavor:
+    """What differs between the two engines' distributions."""
+
+    name: str
+    title: str
+    main_class: str
+    launcher: str
+    plugin_tool: str
+    env_java: str
+    env_conf: str
+    env_opts: str
+    extra_settings: tuple[str, ...] = ()
+
+
+FLAVORS = {
+    "opensearch": Flavor("opensearch", "OpenSearch", "org.opensearch.bootstrap.OpenSearch",
+                         "opensearch", "opensearch-plugin", "OPENSEARCH_JAVA_HOME",
+                         "OPENSEARCH_PATH_CONF", "OPENSEARCH_JAVA_OPTS"),
+    "elasticsearch": Flavor("elasticsearch", "Elasticsearch",
+                            "org.elasticsearch.bootstrap.Elasticsearch", "elasticsearch",
+                            "elasticsearch-plugin", "ES_JAVA_HOME", "ES_PATH_CONF",
+                            "ES_JAVA_OPTS", ("-Expack.security.enabled=false",)),
+}
+
+
 @dataclass
 class EngineConfig:
     """Settings of the local node; each has an environment variable for scripts and CI."""
@@ -68,11 +99,24 @@ class EngineConfig:
     heap: str = DEFAULT_HEAP
     java_home: str | None = None
     home: Path | None = None
+    distribution: str = "opensearch"
+
+    @property
+    def flavor(self) -> Flavor:
+        return FLAVORS[self.distribution]
 
     @classmethod
     def from_env(cls, **overrides: object) -> EngineConfig:
+        distribution = str(overrides.get("distribution") or
+                           os.environ.get("QIDF_ENGINE_DISTRIBUTION", "opensearch"))
+        if distribution not in FLAVORS:
+            raise EngineError(
+                f"engine distribution must be opensearch or elasticsearch, got {distribution!r}")
+        default_version = DEFAULT_VERSION if distribution == "opensearch" else DEFAULT_ES_VERSION
         cfg = cls(
-            version=os.environ.get("QIDF_ENGINE_VERSION", DEFAULT_VERSION),
+            distribution=distribution,
+            version=os.environ.get("QIDF_ENGINE_VERSION", default_version)
+            if distribution == "opensearch" else default_version,
             port=int(os.environ.get("QIDF_ENGINE_PORT", DEFAULT_PORT)),
             heap=os.environ.get("QIDF_ENGINE_HEAP", DEFAULT_HEAP),
             java_home=os.environ.get("QIDF_JAVA_HOME") or None,
@@ -94,7 +138,7 @@ class EngineConfig:
 
     @property
     def dist(self) -> Path:
-        return self.root / "dist" / f"opensearch-{self.version}"
+        return self.root / "dist" / f"{self.distribution}-{self.version}"
 
     @property
     def node_dir(self) -> Path:
@@ -130,9 +174,12 @@ def _java_major(java: Path) -> int | None:
     return int(match.group(2) or 0) if major == 1 else major
 
 
-def find_java(version: str, explicit: str | None = None) -> Path:
-    """A JAVA_HOME that can run this OpenSearch version (2.x: 17+, 3.x: 21+)."""
-    needed = 21 if int(version.split(".")[0]) >= 3 else 17
+def find_java(version: str, explicit: str | None = None, distribution: str = "opensearch"
+              ) -> Path:
+    """A JAVA_HOME that can run this engine version (OpenSearch 2.x and Elasticsearch 8.x:
+    17-23, as they still use the security manager; OpenSearch 3.x, Elasticsearch 9.x: 21+)."""
+    major_version = int(version.split(".")[0])
+    needed = 21 if major_version >= (3 if distribution == "opensearch" else 9) else 17
     candidates = [explicit, os.environ.get("JAVA_HOME")]
     jvm = Path("/usr/lib/jvm")
     if jvm.is_dir():
@@ -148,7 +195,7 @@ def find_java(version: str, explicit: str | None = None) -> Path:
         if major is not None and major >= needed and (needed >= 21 or major <= 23):
             return Path(cand)
     raise EngineError(
-        f"no Java {needed}+ found for OpenSearch {version}: install a JDK "
+        f"no Java {needed}+ found for {FLAVORS[distribution].title} {version}: install a JDK "
         f"(e.g. apt-get install openjdk-{needed}-jdk-headless) or set QIDF_JAVA_HOME"
     )
 
@@ -185,6 +232,8 @@ def assemble(cfg: EngineConfig, progress: Progress = _quiet) -> Path:
     """Download (or reuse) the artifacts and lay out a runnable distribution."""
     if (cfg.dist / ".qidf-assembled").exists():
         return cfg.dist
+    if cfg.distribution == "elasticsearch":
+        return _assemble_elasticsearch(cfg, progress)
     v = cfg.version
     cache = download_dir() / v
     progress(f"fetching OpenSearch {v} from Maven Central (about 60 MB, cached after)")
@@ -231,6 +280,30 @@ def assemble(cfg: EngineConfig, progress: Progress = _quiet) -> Path:
     return cfg.dist
 
 
+def _assemble_elasticsearch(cfg: EngineConfig, progress: Progress) -> Path:
+    v = cfg.version
+    progress(f"fetching Elasticsearch {v} (integ-test zip) from Maven Central (about 100 MB)")
+    (zip_path,) = fetch([Coordinate("org.elasticsearch.distribution.integ-test-zip",
+                                    "elasticsearch", v, "zip")], download_dir() / f"es-{v}")
+    staging = cfg.dist.parent / f".staging-es-{v}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    progress("unpacking")
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(staging)
+    unpacked = staging / f"elasticsearch-{v}"
+    for folder in (unpacked / "bin", unpacked / "lib" / "tools"):
+        for script in folder.rglob("*"):
+            if script.is_file():
+                script.chmod(0o755)
+    shutil.rmtree(cfg.dist, ignore_errors=True)
+    unpacked.rename(cfg.dist)
+    shutil.rmtree(staging, ignore_errors=True)
+    _make_readable(cfg.root)
+    (cfg.dist / ".qidf-assembled").write_text(json.dumps({"version": v}))
+    return cfg.dist
+
+
 def _make_readable(path: Path) -> None:
     """The node user must traverse the qidf home even when root created it."""
     for p in [path, *path.parents]:
@@ -258,12 +331,13 @@ def read_record(cfg: EngineConfig) -> NodeRecord | None:
 
 
 def _is_our_node(pid: int, node_dir: Path) -> bool:
-    """True only for a live OpenSearch process started with this node's folder."""
+    """True only for a live engine process started with this node's folder."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return False
-    return "org.opensearch.bootstrap.OpenSearch" in cmdline and str(node_dir) in cmdline
+    engine = any(f.main_class in cmdline for f in FLAVORS.values())
+    return engine and str(node_dir) in cmdline
 
 
 def _port_in_use(port: int) -> bool:
@@ -321,7 +395,7 @@ def start(cfg: EngineConfig, progress: Progress = _quiet, timeout_s: float = 180
             f"port {cfg.port} on 127.0.0.1 is already in use by another process: "
             "stop it, or pick another port with --port / QIDF_ENGINE_PORT"
         )
-    java_home = find_java(cfg.version, cfg.java_home)
+    java_home = find_java(cfg.version, cfg.java_home, cfg.distribution)
     dist = assemble(cfg, progress)
     node = cfg.node_dir
     for sub in ("data", "logs"):
@@ -337,26 +411,29 @@ def start(cfg: EngineConfig, progress: Progress = _quiet, timeout_s: float = 180
     if run_as:
         _make_readable(cfg.root)
         _chown_tree(node, run_as)
+    flavor = cfg.flavor
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(node),
         "JAVA_HOME": str(java_home),
-        "OPENSEARCH_JAVA_HOME": str(java_home),
-        "OPENSEARCH_PATH_CONF": str(config),
-        "OPENSEARCH_JAVA_OPTS": os.environ.get("QIDF_ENGINE_JAVA_OPTS", ""),
+        flavor.env_java: str(java_home),
+        flavor.env_conf: str(config),
+        # The node folder on the JVM's command line lets `stop` recognise this node.
+        flavor.env_opts: f"-Dqidf.node.dir={node} "
+        + os.environ.get("QIDF_ENGINE_JAVA_OPTS", ""),
     }
-    pid_file = node / "opensearch.pid"
+    pid_file = node / "engine.pid"
     pid_file.unlink(missing_ok=True)
     args = [
-        str(dist / "bin" / "opensearch"),
+        str(dist / "bin" / flavor.launcher), *flavor.extra_settings,
         "-Ediscovery.type=single-node", "-Enetwork.host=127.0.0.1",
         f"-Ehttp.port={cfg.port}", "-Etransport.port=" + str(cfg.port + 100),
         f"-Epath.data={node / 'data'}", f"-Epath.logs={node / 'logs'}",
         f"-Enode.name=qidf-{cfg.port}", "-Ecluster.name=qidf-local",
-        "-Eaction.auto_create_index=true", f"-Enode.attr.qidf_node_dir={node}",
+        "-Eaction.auto_create_index=true",
         "-p", str(pid_file),
     ]
-    progress(f"starting OpenSearch {cfg.version} on {cfg.url}")
+    progress(f"starting {flavor.title} {cfg.version} on {cfg.url}")
     console = open(node / "logs" / "console.log", "ab")  # noqa: SIM115 - handed to the child
     proc = subprocess.Popen(
         args, env=env, cwd=str(node), stdout=console, stderr=subprocess.STDOUT,
@@ -369,7 +446,7 @@ def start(cfg: EngineConfig, progress: Progress = _quiet, timeout_s: float = 180
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise EngineError(
-                f"OpenSearch exited during start (code {proc.returncode}): "
+                f"{flavor.title} exited during start (code {proc.returncode}): "
                 f"{_last_error(node)}; full log in {node / 'logs'}"
             )
         health = _health(cfg.url)
@@ -379,7 +456,7 @@ def start(cfg: EngineConfig, progress: Progress = _quiet, timeout_s: float = 180
         time.sleep(0.5)
     stop(cfg)
     raise EngineError(
-        f"OpenSearch did not become ready within {timeout_s:.0f}s; log in {node / 'logs'}"
+        f"{flavor.title} did not become ready within {timeout_s:.0f}s; log in {node / 'logs'}"
     )
 
 

@@ -94,9 +94,10 @@ def install_local(cfg: local_engine.EngineConfig, zip_path: Path,
     if was_running:
         progress("stopping the local node to install the plugin")
         local_engine.stop(cfg)
-    env = {**os.environ, "JAVA_HOME": str(local_engine.find_java(cfg.version, cfg.java_home)),
-           "OPENSEARCH_PATH_CONF": str(dist / "config")}
-    tool = str(dist / "bin" / "opensearch-plugin")
+    java_home = str(local_engine.find_java(cfg.version, cfg.java_home, cfg.distribution))
+    env = {**os.environ, "JAVA_HOME": java_home, cfg.flavor.env_java: java_home,
+           cfg.flavor.env_conf: str(dist / "config")}
+    tool = str(dist / "bin" / cfg.flavor.plugin_tool)
     if (dist / "plugins" / PLUGIN_NAME).exists():
         subprocess.run([tool, "remove", PLUGIN_NAME], env=env, capture_output=True, text=True)
         shutil.rmtree(dist / "plugins" / PLUGIN_NAME, ignore_errors=True)
@@ -106,6 +107,6 @@ def install_local(cfg: local_engine.EngineConfig, zip_path: Path,
     if proc.returncode != 0:
         detail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines()
                   or ["no output"])[-1]
-        raise EngineError(f"opensearch-plugin install failed: {detail}")
+        raise EngineError(f"{cfg.flavor.plugin_tool} install failed: {detail}")
     progress("starting the local node")
     return local_engine.start(cfg, progress)

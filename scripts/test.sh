@@ -11,6 +11,9 @@ started=$(date +%s)
 echo "== Java plugin: unit tests and build (OpenSearch ${QIDF_ENGINE_VERSION:-2.19.6})" >&2
 QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh "${QIDF_ENGINE_VERSION:-2.19.6}" | tail -n 1)"
 export QIDF_PLUGIN_ZIP
+echo "== Java plugin: unit tests and build (Elasticsearch ${QIDF_ES_VERSION:-8.19.21})" >&2
+QIDF_ES_PLUGIN_ZIP="$(scripts/build_plugin.sh "es-${QIDF_ES_VERSION:-8.19.21}" | tail -n 1)"
+export QIDF_ES_PLUGIN_ZIP
 echo "== Python: unit and integration tests" >&2
 "$QIDF_VENV/bin/pytest" -ra "$@"
 echo "test suite took $(( $(date +%s) - started ))s" >&2
