@@ -219,6 +219,7 @@ def plugin_install(
     zip_path: Annotated[str | None, typer.Argument(
         help="Plugin zip; built for the local engine's version when omitted.")] = None,
     port: Annotated[int | None, typer.Option(help="Local engine port.")] = None,
+    distribution: Distribution = None,
     json_out: Json = False,
 ) -> None:
     """Install the plugin into the local engine and restart it.
@@ -227,18 +228,20 @@ def plugin_install(
     """
     from pathlib import Path
 
-    cfg = local_engine.EngineConfig.from_env(port=port)
+    cfg = local_engine.EngineConfig.from_env(port=port, distribution=distribution)
     with step_status(quiet=json_out) as progress:
         if zip_path is None:
-            progress(f"building the plugin for OpenSearch {cfg.version}")
-            path = plugin.build(cfg.version, skip_tests=True)
+            progress(f"building the plugin for {cfg.flavor.title} {cfg.version}")
+            prefix = "es-" if cfg.distribution == "elasticsearch" else ""
+            path = plugin.build(prefix + cfg.version, skip_tests=True)
         else:
             path = Path(zip_path)
         info = plugin.install_local(cfg, path, progress)
     if json_out:
         emit_json({**info, "plugin_zip": str(path)})
         return
-    out.print(f"installed {path.name}; OpenSearch {info['version']} running at {info['url']}",
+    out.print(f"installed {path.name}; {cfg.flavor.title} {info['version']} running at "
+              f"{info['url']}",
               markup=False)
 
 
@@ -246,13 +249,17 @@ def plugin_install(
 
 Port = Annotated[int | None, typer.Option(help="HTTP port (env QIDF_ENGINE_PORT; default 9200).")]
 Version = Annotated[str | None, typer.Option(
-    "--version", help="OpenSearch version (env QIDF_ENGINE_VERSION; default 2.19.6).")]
+    "--version", help="Engine version (env QIDF_ENGINE_VERSION; default 2.19.6 for OpenSearch, "
+    "8.19.21 for Elasticsearch).")]
+Distribution = Annotated[str | None, typer.Option(
+    help="opensearch (default; has Painless) or elasticsearch (the integ-test distribution: "
+    "no Painless, native plugin only). Env QIDF_ENGINE_DISTRIBUTION.")]
 
 
 @engine_app.command("start")
 @one_line_errors
 def engine_start(
-    port: Port = None, version: Version = None,
+    port: Port = None, version: Version = None, distribution: Distribution = None,
     heap: Annotated[str | None, typer.Option(
         help="JVM heap (env QIDF_ENGINE_HEAP; default 1g).")] = None,
     java_home: Annotated[str | None, typer.Option(help="JDK to run it (env QIDF_JAVA_HOME).")]
@@ -264,25 +271,26 @@ def engine_start(
     Example: qidf engine start --port 9200 --heap 1g
     """
     cfg = local_engine.EngineConfig.from_env(port=port, version=version, heap=heap,
-                                             java_home=java_home)
+                                             java_home=java_home, distribution=distribution)
     with step_status(quiet=json_out) as progress:
         info = local_engine.start(cfg, progress)
     if json_out:
         emit_json(info)
         return
     verb = "already running" if info["already_running"] else "started"
-    out.print(f"OpenSearch {info['version']} {verb} at {info['url']} "
+    out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
               f"(health {info['health']}); data and logs in {info['node_dir']}", markup=False)
 
 
 @engine_app.command("stop")
 @one_line_errors
-def engine_stop(port: Port = None, json_out: Json = False) -> None:
+def engine_stop(port: Port = None, distribution: Distribution = None,
+                json_out: Json = False) -> None:
     """Stop the local node started by `qidf engine start` (and nothing else).
 
     Example: qidf engine stop
     """
-    cfg = local_engine.EngineConfig.from_env(port=port)
+    cfg = local_engine.EngineConfig.from_env(port=port, distribution=distribution)
     stopped = local_engine.stop(cfg)
     if json_out:
         emit_json({"stopped": stopped, "url": cfg.url})
@@ -293,18 +301,20 @@ def engine_stop(port: Port = None, json_out: Json = False) -> None:
 
 @engine_app.command("status")
 @one_line_errors
-def engine_status(port: Port = None, json_out: Json = False) -> None:
+def engine_status(port: Port = None, distribution: Distribution = None,
+                  json_out: Json = False) -> None:
     """Say whether the local node runs, where, and where its data and logs are.
 
     Example: qidf engine status --json
     """
-    cfg = local_engine.EngineConfig.from_env(port=port)
+    cfg = local_engine.EngineConfig.from_env(port=port, distribution=distribution)
     info = local_engine.status(cfg)
     if json_out:
         emit_json(info)
         return
     if info["running"]:
-        out.print(f"running: OpenSearch {info['version']} at {info['url']} (pid {info['pid']}, "
+        out.print(f"running: {cfg.flavor.title} {info['version']} at {info['url']} "
+                  f"(pid {info['pid']}, "
                   f"health {info['health']}); data and logs in {info['node_dir']}", markup=False)
     else:
         out.print(f"not running (would use {info['url']}; folder {info['node_dir']})",
