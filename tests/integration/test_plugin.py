@@ -71,3 +71,28 @@ def test_plugin_and_painless_agree(cluster, parity_index, terms, plugin_ready, q
     print(f"\nplugin vs Painless q={q}: identical order on {exact}/{len(native)}, "
           f"max relative difference {worst:.2e}")
     assert worst < 1e-4 and not math.isnan(worst)
+
+
+@pytest.mark.parametrize("bad, name", [({"q": 3}, "q"), ({"q": "NaN"}, "q"),
+                                       ({"form": "bm25"}, "form"), ({"k1": -1}, "k1"),
+                                       ({"b": 1.5}, "b")])
+def test_engine_refuses_invalid_plugin_settings(cluster, plugin_ready, bad, name):
+    """Checked by the engine itself (bypassing qidf's own validation): creation fails with a
+    message naming the setting, and a refused update leaves an index that opens."""
+    from qidf_ctl.errors import ClusterError
+
+    index = "qidf-it-plugin-bad"
+    sim = {"type": "qlog_bm25", **bad}
+    with pytest.raises(ClusterError, match=name):
+        indexing.create_index(cluster, index, similarity={"default": sim})
+    indexing.create_index(cluster, index)
+    cluster.request("POST", f"/{index}/_close")
+    try:
+        with pytest.raises(ClusterError, match=name):
+            cluster.request("PUT", f"/{index}/_settings", {
+                f"index.similarity.default.{k}": v for k, v in sim.items()})
+    finally:
+        cluster.request("POST", f"/{index}/_open")
+    health = cluster.request("GET", f"/_cluster/health/{index}?wait_for_status=green&timeout=30s")
+    assert health["status"] == "green"
+    cluster.request("DELETE", f"/{index}")
