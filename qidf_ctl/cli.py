@@ -110,17 +110,34 @@ def apply_cmd(
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; under a second).
 
+    `--q auto` predicts q from the index's own statistics (see `qidf predict`) and records
+    them next to the previous settings.
+
     Example: qidf apply code-search --q 0.3
     """
-    params = params_from_options(q, k1, b, form)
+    auto = q.strip().lower() == "auto"
+    params = params_from_options("1" if auto else q, k1, b, form)
     if mode not in ("auto", "script", "plugin"):
         raise UsageError(f"--mode must be auto, script or plugin, got {mode!r}")
     cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                       insecure)
     chosen, reason = plugin.choose_mode(cluster, mode)
+    extra: dict[str, Any] = {}
+    if auto:
+        from . import predict
+        from .console import bar
+
+        with step_status(quiet=json_out) as progress:
+            prediction = predict.predict_for_index(
+                cluster, index, field, progress=progress,
+                bar=lambda d, n: bar(d, n, quiet=json_out))
+        params = params_from_options(str(prediction.q), k1, b, form)
+        extra = prediction.record()
+        if not json_out:
+            err.print(f"q auto: {prediction.reason}", markup=False)
     with step_status(quiet=json_out) as progress:
         result = install.apply(cluster, index, params, mode=chosen, field_name=field,
-                               dry_run=dry_run, progress=progress)
+                               dry_run=dry_run, extra_record=extra, progress=progress)
     result.mode_reason = reason
     if not json_out:
         err.print(f"mode: {reason}", markup=False)

@@ -55,7 +55,8 @@ CaCerts = Annotated[str | None, typer.Option(
 Insecure = Annotated[bool, typer.Option(
     "--insecure", help="Skip TLS certificate verification (test clusters only).")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-QOpt = Annotated[str, typer.Option("--q", help="q in [0, 2]; 1 is plain BM25.")]
+QOpt = Annotated[str, typer.Option(
+    "--q", help="q in [0, 2]; 1 is plain BM25; `auto` (apply only) predicts it from the index.")]
 K1 = Annotated[str, typer.Option("--k1", help="BM25 k1 (>= 0).")]
 B = Annotated[str, typer.Option("--b", help="BM25 b, in [0, 1].")]
 Form = Annotated[str, typer.Option(
