@@ -246,38 +246,26 @@ def assemble(cfg: EngineConfig, progress: Progress = _quiet) -> Path:
     progress("fetching the lang-painless module's dependencies")
     dep_jars = fetch(painless_deps, cache / "lang-painless-deps")
 
-    staging = cfg.dist.parent / f".staging-{v}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    progress("unpacking")
-    with zipfile.ZipFile(zip_path) as zf:
-        zf.extractall(staging)
-    unpacked = staging / f"opensearch-{v}"
-    for script in (unpacked / "bin").iterdir():
-        script.chmod(0o755)
-    painless = unpacked / "modules" / "lang-painless"
-    painless.mkdir(parents=True)
-    for jar in [painless_jar, *dep_jars]:
-        shutil.copy2(jar, painless / jar.name)
-    (painless / "plugin-descriptor.properties").write_text(_descriptor(
-        "lang-painless", "An easy, safe and fast scripting language for OpenSearch",
-        _class_in_jar(painless_jar, ["org.opensearch.painless.PainlessModulePlugin",
-                                     "org.opensearch.painless.PainlessPlugin"]), v))
-    (painless / "plugin-security.policy").write_text(PAINLESS_POLICY)
-    common = unpacked / "modules" / "analysis-common"
-    common.mkdir(parents=True)
-    shutil.copy2(common_jar, common / common_jar.name)
-    (common / "plugin-descriptor.properties").write_text(_descriptor(
-        "analysis-common", "Adds common analysis components",
-        _class_in_jar(common_jar, ["org.opensearch.analysis.common.CommonAnalysisModulePlugin",
-                                   "org.opensearch.analysis.common.CommonAnalysisPlugin"]),
-        v, extended="lang-painless"))
-    shutil.rmtree(cfg.dist, ignore_errors=True)
-    unpacked.rename(cfg.dist)
-    shutil.rmtree(staging, ignore_errors=True)
-    _make_readable(cfg.root)
-    (cfg.dist / ".qidf-assembled").write_text(json.dumps({"version": v}))
-    return cfg.dist
+    def add_modules(unpacked: Path) -> None:
+        painless = unpacked / "modules" / "lang-painless"
+        painless.mkdir(parents=True)
+        for jar in [painless_jar, *dep_jars]:
+            shutil.copy2(jar, painless / jar.name)
+        (painless / "plugin-descriptor.properties").write_text(_descriptor(
+            "lang-painless", "An easy, safe and fast scripting language for OpenSearch",
+            _class_in_jar(painless_jar, ["org.opensearch.painless.PainlessModulePlugin",
+                                         "org.opensearch.painless.PainlessPlugin"]), v))
+        (painless / "plugin-security.policy").write_text(PAINLESS_POLICY)
+        common = unpacked / "modules" / "analysis-common"
+        common.mkdir(parents=True)
+        shutil.copy2(common_jar, common / common_jar.name)
+        (common / "plugin-descriptor.properties").write_text(_descriptor(
+            "analysis-common", "Adds common analysis components",
+            _class_in_jar(common_jar, ["org.opensearch.analysis.common.CommonAnalysisModulePlugin",
+                                       "org.opensearch.analysis.common.CommonAnalysisPlugin"]),
+            v, extended="lang-painless"))
+
+    return _unpack_into_place(cfg, zip_path, add_modules, progress)
 
 
 def _assemble_elasticsearch(cfg: EngineConfig, progress: Progress) -> Path:
@@ -285,22 +273,30 @@ def _assemble_elasticsearch(cfg: EngineConfig, progress: Progress) -> Path:
     progress(f"fetching Elasticsearch {v} (integ-test zip) from Maven Central (about 100 MB)")
     (zip_path,) = fetch([Coordinate("org.elasticsearch.distribution.integ-test-zip",
                                     "elasticsearch", v, "zip")], download_dir() / f"es-{v}")
-    staging = cfg.dist.parent / f".staging-es-{v}"
+    return _unpack_into_place(cfg, zip_path, lambda unpacked: None, progress)
+
+
+def _unpack_into_place(cfg: EngineConfig, zip_path: Path, prepare: Callable[[Path], None],
+                       progress: Progress) -> Path:
+    """Unpack in a staging folder, let ``prepare`` add to it, then move it into place: a
+    half-assembled distribution is never mistaken for a finished one."""
+    staging = cfg.dist.parent / f".staging-{cfg.distribution}-{cfg.version}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     progress("unpacking")
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(staging)
-    unpacked = staging / f"elasticsearch-{v}"
+    unpacked = staging / f"{cfg.distribution}-{cfg.version}"
     for folder in (unpacked / "bin", unpacked / "lib" / "tools"):
-        for script in folder.rglob("*"):
+        for script in folder.rglob("*") if folder.exists() else []:
             if script.is_file():
                 script.chmod(0o755)
+    prepare(unpacked)
     shutil.rmtree(cfg.dist, ignore_errors=True)
     unpacked.rename(cfg.dist)
     shutil.rmtree(staging, ignore_errors=True)
     _make_readable(cfg.root)
-    (cfg.dist / ".qidf-assembled").write_text(json.dumps({"version": v}))
+    (cfg.dist / ".qidf-assembled").write_text(json.dumps({"version": cfg.version}))
     return cfg.dist
 
 
