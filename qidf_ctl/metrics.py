@@ -45,3 +45,31 @@ def evaluate(
     n = max(len(per_query), 1)
     mean = {name: sum(v[name] for v in per_query.values()) / n for name in names}
     return Scores(mean, per_query)
+
+
+def recall_at_token_budget(
+    run: Mapping[str, list[tuple[str, float]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    doc_tokens: Mapping[str, int],
+    budget: int = 8000,
+) -> dict[str, float]:
+    """Per judged query: the share of relevant documents inside the ranked prefix that fits
+    ``budget`` tokens (a RAG context). Taken in rank order; the first document that would
+    overflow the budget ends the prefix (nothing smaller is skipped ahead to).
+
+    No IR library has this measure, so it is written here, on top of the same run the
+    library scores. Unjudged queries are ignored; queries missing from the run score 0.
+    """
+    out: dict[str, float] = {}
+    for qid, rels in qrels.items():
+        relevant = {d for d, r in rels.items() if r > 0}
+        if not relevant:
+            continue
+        used, found = 0, 0
+        for doc, _ in run.get(qid, []):
+            used += doc_tokens[doc]
+            if used > budget:
+                break
+            found += doc in relevant
+        out[qid] = found / len(relevant)
+    return out

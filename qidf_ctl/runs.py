@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from .cluster import Cluster
-from .errors import ClusterError
+from .errors import ClusterError, UsageError
 from .queries import term_query
 
 Run = dict[str, list[tuple[str, float]]]  # query id -> [(doc id, score)] best first
@@ -47,3 +48,36 @@ def search_run(
             run[qid] = [(h["_id"], float(h["_score"])) for h in item["hits"]["hits"]]
         advance(len(batch))
     return run
+
+
+def write_trec_run(run: Run, path: str | Path, tag: str = "qidf") -> int:
+    """Write ``run`` in TREC format (``qid Q0 doc rank score tag``); returns lines written.
+
+    Ranks come from list order, so ties in score keep the engine's order when read back.
+    """
+    lines = []
+    for qid in sorted(run):
+        for rank, (doc, score) in enumerate(run[qid], start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+    Path(path).write_text("".join(lines), encoding="utf-8")
+    return len(lines)
+
+
+def read_trec_run(path: str | Path) -> Run:
+    """Read a TREC run; each query's documents ordered by rank (then by file order)."""
+    rows: dict[str, list[tuple[int, int, str, float]]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise UsageError(f"{path}:{lineno}: a TREC run line has 6 fields "
+                                 f"(qid Q0 doc rank score tag), got {len(parts)}")
+            qid, _, doc, rank, score, _ = parts
+            try:
+                rows.setdefault(qid, []).append((int(rank), lineno, doc, float(score)))
+            except ValueError:
+                raise UsageError(f"{path}:{lineno}: rank and score must be numbers") from None
+    return {qid: [(doc, score) for _, _, doc, score in sorted(hits)]
+            for qid, hits in rows.items()}

@@ -1,6 +1,7 @@
 """CodeSearchNet-style (function, docstring) pairs from real source code.
 
-Build pairs from a source tree (``build_go``, ``build_java``, ``build_python``), store them
+Build pairs from a source tree (``build_go``, ``build_java``, ``build_python``; Ruby, PHP
+and JavaScript from unpacked packages with ``build_packaged_language``), store them
 (``write_pairs``/``load_pairs``), and turn them into retrieval tasks (``code_to_doc`` is
 CoIR's direction, the one the paper reports). Building needs the ``corpus`` extra
 (Tree-sitter); loading a shipped corpus (``shipped_corpus("go")``) needs nothing.
@@ -17,6 +18,7 @@ from qidf_ctl.corpora.tasks import RetrievalTask, code_to_doc, doc_to_code
 
 if TYPE_CHECKING:
     from qidf_ctl.corpora.extract import BuildStats
+    from qidf_ctl.corpora.packaged import PackageDir
 
 
 def build_go(goroot: Path, stats: BuildStats | None = None) -> list[Pair]:
@@ -33,6 +35,26 @@ def build_java(src_zip: Path, stats: BuildStats | None = None) -> list[Pair]:
     return _build(Path(src_zip), stats)
 
 
+def build_packaged_language(
+    language: str, packages: list[PackageDir], stats: BuildStats | None = None
+) -> list[Pair]:
+    """Pairs of ``ruby``, ``php`` or ``javascript`` from unpacked packages (Debian, npm),
+    each pair stamped with its own package, version and license."""
+    from qidf_ctl.corpora import javascript, php, ruby
+    from qidf_ctl.corpora.packaged import PackagedSource, build_packaged
+
+    extractors = {
+        "ruby": (ruby.ruby_functions, ruby.EXTENSIONS, ruby.KEYWORDS),
+        "php": (php.php_functions, php.EXTENSIONS, php.KEYWORDS),
+        "javascript": (javascript.js_functions, javascript.EXTENSIONS, javascript.KEYWORDS),
+    }
+    if language not in extractors:
+        raise ValueError(f"no package builder for {language!r}: {', '.join(extractors)}")
+    extract, extensions, keywords = extractors[language]
+    source = PackagedSource(language, list(packages), extensions, extract, keywords)
+    return build_packaged(source, stats)
+
+
 def build_python(libdir: Path, stats: BuildStats | None = None) -> list[Pair]:
     """Pairs from a CPython standard library directory (``lib/python3.X``)."""
     from qidf_ctl.corpora.python import build_python as _build
@@ -45,6 +67,7 @@ __all__ = [
     "RetrievalTask",
     "build_go",
     "build_java",
+    "build_packaged_language",
     "build_python",
     "code_to_doc",
     "doc_to_code",

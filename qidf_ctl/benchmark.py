@@ -1,0 +1,224 @@
+"""The retrieval benchmark's pipeline for one task: index, sweep, measure, compare.
+
+Used by ``scripts/bench_retrieval.py`` (every language, the full run) and by the CI slice
+test (a few thousand Go pairs), so both run the same code. Every number is the engine's:
+the corpus is indexed with a real analyzer, each q is installed on the index, and the
+index goes back to built-in BM25 at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import evaluate, indexing, install, runs
+from .cluster import Cluster
+from .corpora import RetrievalTask
+from .errors import ClusterError
+from .similarity import QlogParams
+from .sweep import DEFAULT_GRID, SweepResult, sweep
+from .tokens import counter as token_counter
+
+PREFIX = "qidf-bench-"
+Progress = Callable[[str], None]
+
+# Identifier-aware analyzer for the ablation: camelCase, snake_case, digits and dots split,
+# the original token kept beside its parts (what the paper calls an identifier-aware one).
+IDENTIFIER_ANALYSIS: dict[str, Any] = {
+    "filter": {"qidf_identifier_split": {
+        "type": "word_delimiter_graph", "preserve_original": True,
+        "split_on_case_change": True, "split_on_numerics": True,
+        "generate_word_parts": True, "generate_number_parts": True,
+        "stem_english_possessive": False,
+    }},
+    "analyzer": {"identifier": {
+        "type": "custom", "tokenizer": "standard",
+        "filter": ["qidf_identifier_split", "flatten_graph", "lowercase"],
+    }},
+}
+ANALYZERS: dict[str, dict[str, Any] | None] = {"standard": None, "identifier": IDENTIFIER_ANALYSIS}
+
+
+def fingerprint(corpus: Mapping[str, str], analyzer: str) -> str:
+    """Content hash of a corpus and its analyzer: an index is reused only when it matches."""
+    h = hashlib.sha256(analyzer.encode())
+    for doc_id in sorted(corpus):
+        h.update(doc_id.encode() + b"\0" + corpus[doc_id].encode() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def ensure_index(cluster: Cluster, name: str, corpus: Mapping[str, str], analyzer: str,
+                 progress: Progress = lambda m: None) -> bool:
+    """Index ``corpus`` into ``name`` unless it already holds exactly this corpus.
+
+    Returns True when it (re)indexed. The fingerprint lives in the mapping's ``_meta``.
+    """
+    fp = fingerprint(corpus, analyzer)
+    try:
+        meta = cluster.request("GET", f"/{name}/_mapping")[name]["mappings"].get("_meta") or {}
+        if meta.get("qidf_bench") == fp and indexing.doc_count(cluster, name) == len(corpus):
+            install.revert(cluster, name)
+            return False
+    except ClusterError as exc:
+        if exc.status != 404:
+            raise
+    progress(f"indexing {len(corpus)} documents into {name} ({analyzer})")
+    indexing.create_index(cluster, name, analyzer=analyzer, analysis=ANALYZERS[analyzer])
+    indexing.bulk_index(cluster, name, corpus)
+    cluster.request("PUT", f"/{name}/_mapping", {"_meta": {"qidf_bench": fp}})
+    return True
+
+
+def corpus_stats(cluster: Cluster, index: str, ids: list[str],
+                 query_terms: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, float]:
+    """Candidate hapax densities of the indexed field, exact (one shard, no deletes).
+
+    Read with ``_mtermvectors`` (term_statistics gives each term's df and ttf), so the
+    tokens are the analyzer's own. ``h_occ``: share of token occurrences whose term has
+    df = 1; ``h_vocab``: share of distinct terms with df = 1; ``h_ttf1``: share of distinct
+    terms seen exactly once (hapax legomena); ``h_occ_ttf1``: those as a share of tokens;
+    ``h_types_df1``: terms with df = 1 as a share of tokens (stats.py's "types_per_token").
+
+    With a sample of analysed queries (no judgements needed), two query-side densities:
+    ``hq_occ``, the share of query tokens whose term has df = 1 in the corpus, and
+    ``hq_matched``, the same share among query tokens the corpus has at all (df >= 1).
+    """
+    df: dict[str, int] = {}
+    ttf: dict[str, int] = {}
+    for start in range(0, len(ids), 500):
+        body = {"ids": ids[start:start + 500], "parameters": {
+            "fields": [indexing.FIELD], "term_statistics": True, "field_statistics": False,
+            "positions": False, "offsets": False, "payloads": False}}
+        resp = cluster.request("POST", f"/{index}/_mtermvectors", body)
+        for doc in resp["docs"]:
+            terms = (doc.get("term_vectors") or {}).get(indexing.FIELD, {}).get("terms", {})
+            for term, info in terms.items():
+                df[term] = int(info.get("doc_freq", 0))
+                ttf[term] = int(info.get("ttf", 0))
+    tokens = sum(ttf.values()) or 1
+    vocab = len(df) or 1
+    query: dict[str, float] = {}
+    if query_terms:
+        total = sum(n for counts in query_terms.values() for n in counts.values()) or 1
+        one = sum(n for counts in query_terms.values() for t, n in counts.items()
+                  if df.get(t) == 1)
+        known = sum(n for counts in query_terms.values() for t, n in counts.items()
+                    if df.get(t, 0) >= 1) or 1
+        query = {"hq_occ": one / total, "hq_matched": one / known}
+    return {**query,
+        "docs": float(len(ids)),
+        "vocabulary": float(len(df)),
+        "tokens": float(tokens),
+        "h_occ": sum(ttf[t] for t, n in df.items() if n == 1) / tokens,
+        "h_vocab": sum(1 for n in df.values() if n == 1) / vocab,
+        "h_ttf1": sum(1 for n in ttf.values() if n == 1) / vocab,
+        "h_occ_ttf1": sum(1 for n in ttf.values() if n == 1) / tokens,
+        "h_types_df1": sum(1 for n in df.values() if n == 1) / tokens,
+    }
+
+
+@dataclass
+class Point:
+    """One similarity measured deeply: all metrics, and the paired test against BM25."""
+
+    label: str
+    q: float | None
+    metrics: dict[str, float]
+    p_value: float | None = None
+    sign_flip_share: float | None = None
+
+
+@dataclass
+class TaskResult:
+    name: str
+    index: str
+    analyzer: str
+    documents: int
+    queries: int
+    stats: dict[str, float]
+    sweep: dict[str, Any]
+    points: list[Point] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def point(self, label: str) -> Point:
+        return next(p for p in self.points if p.label == label)
+
+
+class TaskRunner:
+    """One task on one index: analysed queries and per-document token counts kept, so that
+    extra q values (a predictor's) can be measured later without redoing anything."""
+
+    def __init__(self, cluster: Cluster, task: RetrievalTask, index: str,
+                 analyzer: str = "standard", *, depth: int = evaluate.DEFAULT_DEPTH,
+                 budget: int = evaluate.DEFAULT_BUDGET,
+                 counter_name: str = "cl100k", resamples: int = evaluate.DEFAULT_RESAMPLES,
+                 seed: int = 0, progress: Progress = lambda m: None) -> None:
+        self.cluster, self.task, self.index, self.analyzer = cluster, task, index, analyzer
+        self.depth, self.budget, self.resamples, self.seed = depth, budget, resamples, seed
+        self.progress = progress
+        count = token_counter(counter_name)
+        self.doc_tokens = {d: count(t) for d, t in task.corpus.items()}
+        self.terms: dict[str, Any] = {}
+        self.bm25: dict[str, float] = {}
+
+    def prepare(self) -> None:
+        ensure_index(self.cluster, self.index, self.task.corpus, self.analyzer, self.progress)
+        self.progress(f"{self.index}: analysing {len(self.task.queries)} queries")
+        self.terms = evaluate.analyze_queries(self.cluster, self.index, indexing.FIELD,
+                                              self.task.queries)
+
+    def measure(self, label: str, q: float | None) -> Point:
+        """Install ``q`` (None: built-in BM25), search to full depth, score, compare."""
+        try:
+            if q is None:
+                install.revert(self.cluster, self.index)
+            else:
+                install.apply(self.cluster, self.index, QlogParams(q))
+            run = runs.search_run(self.cluster, self.index, indexing.FIELD, self.terms,
+                                  k=self.depth)
+        finally:
+            install.revert(self.cluster, self.index)
+        scored = evaluate.score_run(run, self.task.qrels, self.doc_tokens, self.budget)
+        ndcg = {qid: v["NDCG@10"] for qid, v in scored.per_query.items()}
+        if q is None:
+            self.bm25 = ndcg
+            return Point(label, None, scored.mean)
+        boot = evaluate.paired_bootstrap(ndcg, self.bm25, resamples=self.resamples,
+                                         seed=self.seed)
+        return Point(label, q, scored.mean, boot.p_value, boot.sign_flip_share)
+
+    def run_sweep(self, grid: tuple[float, ...] = DEFAULT_GRID) -> SweepResult:
+        self.progress(f"{self.index}: sweeping {len(grid)} q values")
+        return sweep(self.cluster, self.index, self.task.queries, self.task.qrels, grid=grid,
+                     field_name=indexing.FIELD, terms=self.terms)
+
+
+def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str = "standard",
+             grid: tuple[float, ...] = DEFAULT_GRID,
+             predictors: Mapping[str, Callable[[dict[str, float]], float]] | None = None,
+             progress: Progress = lambda m: None, **runner_kw: Any) -> TaskResult:
+    """Index, sweep, then measure BM25, the oracle q and each predictor's q deeply."""
+    started = time.monotonic()
+    runner = TaskRunner(cluster, task, index, analyzer, progress=progress, **runner_kw)
+    runner.prepare()
+    stats = corpus_stats(cluster, index, sorted(task.corpus), runner.terms)
+    sw = runner.run_sweep(grid)
+    result = TaskResult(task.name, index, analyzer, len(task.corpus), len(task.queries), stats,
+                        sw.as_dict())
+    result.points.append(runner.measure("bm25", None))
+    result.points.append(runner.measure("oracle", sw.oracle_q))
+    for name, predict in (predictors or {}).items():
+        result.points.append(runner.measure(name, predict(stats)))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def to_json(result: TaskResult) -> str:
+    """Stable JSON of a result (for results.json and caches)."""
+    from dataclasses import asdict
+
+    return json.dumps(asdict(result), indent=1, sort_keys=True)

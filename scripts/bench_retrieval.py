@@ -1,0 +1,188 @@
+"""The retrieval benchmark: every corpus, BM25 vs q-log, written to benchmarks/retrieval/.
+
+One command regenerates results.json and results.md (the local engine must run, see
+`qidf engine start`; the Java, Python, Ruby, PHP and JavaScript corpora are built from the
+pinned sources in benchmarks/retrieval/sources.json on first use, into .qidf/corpora/):
+
+    .venv/bin/python scripts/bench_retrieval.py
+
+Parts (``--parts``): main (every language x task, standard analyzer), scaling (Go at 1K,
+10K and full size; then "go-large", the stdlib plus the pinned Go modules, at 1K, 10K,
+100K and full size), ablation (identifier-aware analyzer), prose (man pages: the
+natural-language control), predictor (fit and leave-one-language-out). Finished tasks are
+cached in .qidf/bench/ (``--force`` reruns them); the tables are rebuilt from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from qidf_ctl import benchmark  # noqa: E402
+from qidf_ctl.cluster import Cluster, ConnectionSettings  # noqa: E402
+from qidf_ctl.corpora import RetrievalTask, code_to_doc, doc_to_code, load_pairs  # noqa: E402
+from qidf_ctl.corpora.pairs import Pair  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "retrieval"
+CACHE = ROOT / ".qidf" / "bench"
+LANGUAGES = ("go", "java", "python", "ruby", "php", "javascript")
+TRAIN, TEST = ("go", "java", "ruby"), ("python", "php", "javascript")
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def paper_q(stats: dict[str, float]) -> float:
+    """The paper's predictor, q = 1 - 7.28 h_tok, h_tok read as the df = 1 share of tokens."""
+    return min(1.0, max(0.0, 1.0 - 7.28 * stats["h_occ"]))
+
+
+def load_corpus(language: str) -> list[Pair]:
+    """The language's pairs: Go shipped, the others built once from pinned sources."""
+    from corpus_sources import corpus_path  # scripts/corpus_sources.py
+
+    return load_pairs(corpus_path(language, log))
+
+
+def make_task(pairs: list[Pair], direction: str, queries: int, seed: int = 0) -> RetrievalTask:
+    make = code_to_doc if direction == "code2doc" else doc_to_code
+    return make(pairs, max_queries=queries, seed=seed)
+
+
+def subset(pairs: list[Pair], n: int, seed: int = 0) -> list[Pair]:
+    """A seeded sample of ``n`` pairs (the scaling curve's smaller corpora)."""
+    ordered = sorted(pairs, key=lambda p: p.id)
+    if n >= len(ordered):
+        return ordered
+    keep = sorted(random.Random(seed).sample(range(len(ordered)), n))
+    return [ordered[i] for i in keep]
+
+
+def cached_task(cluster: Cluster, key: str, task: RetrievalTask, analyzer: str,
+                force: bool, resamples: int) -> dict[str, Any]:
+    """Run one task (index, sweep, deep points) unless its result is cached."""
+    path = CACHE / f"{key}.json"
+    if path.is_file() and not force:
+        return json.loads(path.read_text())
+    log(f"{key}: {len(task.corpus)} documents, {len(task.queries)} queries, {analyzer}")
+    result = benchmark.run_task(cluster, task, f"{benchmark.PREFIX}{key}", analyzer=analyzer,
+                                predictors={"paper": paper_q}, resamples=resamples,
+                                progress=log)
+    data = asdict(result)
+    data["key"] = key
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True))
+    log(f"{key}: done in {result.seconds:.0f}s; BM25 "
+        f"{result.point('bm25').metrics['NDCG@10']:.4f}, oracle q={result.point('oracle').q:g} "
+        f"{result.point('oracle').metrics['NDCG@10']:.4f}")
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", default=None, help="cluster (default: the local engine)")
+    ap.add_argument("--languages", default=",".join(LANGUAGES))
+    ap.add_argument("--parts", default="main,scaling,ablation,prose,predictor")
+    ap.add_argument("--queries", type=int, default=1000, help="queries per task (seeded)")
+    ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--force", action="store_true", help="rerun cached tasks")
+    ap.add_argument("--no-go-large", action="store_true",
+                    help="skip Go at scale (stdlib + modules from the Go module proxy)")
+    args = ap.parse_args(argv)
+    langs = [x for x in args.languages.split(",") if x]
+    parts = set(args.parts.split(","))
+    cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
+    results: dict[str, Any] = {"tasks": {}, "engine": str(cluster.engine),
+                               "queries_per_task": args.queries}
+    existing = OUT / "results.json"
+    if existing.is_file():
+        results["tasks"] = json.loads(existing.read_text()).get("tasks", {})
+
+    specs: dict[str, Callable[[], tuple[RetrievalTask, str]]] = {}
+
+    def run(key: str, make: Callable[[], RetrievalTask], analyzer: str = "standard") -> None:
+        specs[key] = lambda: (make(), analyzer)
+        results["tasks"][key] = cached_task(cluster, key, make(), analyzer, args.force,
+                                            args.resamples)
+        write(results)
+
+    corpora: dict[str, list[Pair]] = {}
+    for lang in langs:
+        try:
+            corpora[lang] = load_corpus(lang)
+        except (FileNotFoundError, RuntimeError) as exc:
+            log(f"{lang}: skipped, corpus not available ({exc})")
+    if "main" in parts:
+        for lang, pairs in corpora.items():
+            for direction in ("code2doc", "doc2code"):
+                run(f"{lang}-{direction}",
+                    partial(make_task, pairs, direction, args.queries))
+    if "scaling" in parts and "go" in corpora:
+        for n in (1000, 10_000):
+            pairs = subset(corpora["go"], n)
+            run(f"go-code2doc-{n // 1000}k", partial(make_task, pairs, "code2doc", args.queries))
+    if "scaling" in parts and "go" in langs and not args.no_go_large:
+        # Go at the paper's scale: the standard library plus pinned modules.
+        large = load_corpus("go-large")
+        for n in (1000, 10_000, 100_000):
+            if n < len(large):
+                pairs = subset(large, n)
+                run(f"go-large-code2doc-{n // 1000}k",
+                    partial(make_task, pairs, "code2doc", args.queries))
+        run("go-large-code2doc", partial(make_task, large, "code2doc", args.queries))
+    if "ablation" in parts:
+        for lang in ("go", "java"):
+            if lang in corpora:
+                run(f"{lang}-code2doc-identifier",
+                    partial(make_task, corpora[lang], "code2doc", args.queries), "identifier")
+    if "prose" in parts:
+        from corpus_sources import prose_task
+
+        run("manpages-prose", partial(prose_task, args.queries, log))
+    if "predictor" in parts:
+        from predictor_fit import fit_and_measure  # scripts/predictor_fit.py
+
+        results["predictor"] = fit_and_measure(cluster, results, specs, args, log)
+    write(results)
+    return 0
+
+
+def write(results: dict[str, Any]) -> None:
+    from bench_report import render  # scripts/bench_report.py
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    slim = {"engine": results["engine"], "queries_per_task": results["queries_per_task"],
+            "tasks": results["tasks"], **({"predictor": results["predictor"]}
+                                          if "predictor" in results else {})}
+    (OUT / "results.json").write_text(json.dumps(slim, indent=1, sort_keys=True) + "\n")
+    (OUT / "results.md").write_text(render(slim))
+    plots(results["tasks"])
+
+
+def plots(tasks: dict[str, Any]) -> None:
+    """One NDCG@10-over-q PNG per task, beside the tables."""
+    from qidf_ctl.sweep import SweepPoint, SweepResult, plot
+
+    for key, t in tasks.items():
+        path = OUT / "plots" / f"{key}.png"
+        sw = dict(t["sweep"])
+        sw["points"] = [SweepPoint(**p) for p in sw["points"]]
+        plot(SweepResult(**sw), path, title=f"{key}: {t['documents']:,} documents, "
+                                            f"{t['queries']:,} queries")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

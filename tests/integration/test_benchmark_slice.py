@@ -1,0 +1,79 @@
+"""The benchmark pipeline end to end on a slice of real Go code (3,000 pairs), as CI runs it:
+index, sweep, deep evaluation with Recall@8K-tokens and the bootstrap, and the CLI's
+``eval`` / ``sweep`` on the same index. The index must end on built-in BM25."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from qidf_ctl import benchmark, cli, evaluate, install
+from qidf_ctl.corpora import code_to_doc, load_pairs, shipped_corpus
+
+pytestmark = pytest.mark.integration
+INDEX = "qidf-bench-it-go3k"
+
+
+@pytest.fixture(scope="module")
+def task():
+    pairs = sorted(load_pairs(shipped_corpus("go")), key=lambda p: p.id)[:3000]
+    return code_to_doc(pairs, max_queries=200, seed=11)
+
+
+@pytest.fixture(scope="module")
+def result(cluster, task):
+    return benchmark.run_task(
+        cluster, task, INDEX, grid=(0.05, 0.3, 1.0), resamples=2000,
+        predictors={"paper": lambda s: max(0.0, 1 - 7.28 * s["h_occ"])})
+
+
+def test_pipeline_numbers_are_consistent(cluster, result):
+    bm25, best = result.point("bm25"), result.point("oracle")
+    curve = {p["q"]: p["ndcg10"] for p in result.sweep["points"]}
+    # Depth 10 (sweep) and depth 1000 (deep run) give the same NDCG@10; q = 1 is BM25.
+    assert result.sweep["baseline_ndcg10"] == pytest.approx(bm25.metrics["NDCG@10"], abs=1e-12)
+    assert curve[1.0] == pytest.approx(bm25.metrics["NDCG@10"], abs=1e-9)
+    assert best.q == result.sweep["oracle_q"] and best.q < 1
+    assert best.metrics["NDCG@10"] > bm25.metrics["NDCG@10"] + 0.1  # real Go code: big gain
+    assert best.p_value < 0.01 and best.sign_flip_share == 0.0
+    for p in result.points:
+        assert 0 <= p.metrics["Recall@8K-tokens"] <= 1
+        assert p.metrics["Recall@100"] >= p.metrics["MRR@10"]
+    assert 0 < result.stats["h_occ"] < result.stats["h_vocab"] < 1
+    assert 0 < result.point("paper").q < 1
+    assert install.show(cluster, INDEX)["kind"] == "builtin"
+
+
+def _cli(argv, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["qidf", *argv])
+    with pytest.raises(SystemExit) as info:
+        cli.main()
+    captured = capsys.readouterr()
+    assert info.value.code == 0, captured.err
+    return captured.out
+
+
+def test_cli_eval_baseline_and_sweep(result, task, engine_url, tmp_path, capsys, monkeypatch):
+    qf, rf = tmp_path / "q.jsonl", tmp_path / "qrels.trec"
+    evaluate.write_queries(task.queries, qf)
+    evaluate.write_qrels(task.qrels, rf)
+    common = ["--queries", str(qf), "--qrels", str(rf), "--url", engine_url, "--json"]
+    bm25 = json.loads(_cli(["eval", INDEX, *common, "--run-out", str(tmp_path / "bm25.run")],
+                           capsys, monkeypatch))
+    assert bm25["mean"]["NDCG@10"] == pytest.approx(result.point("bm25").metrics["NDCG@10"])
+    assert bm25["mean"]["Recall@8K-tokens"] == pytest.approx(
+        result.point("bm25").metrics["Recall@8K-tokens"])
+    _cli(["apply", INDEX, "--q", "0.05", "--url", engine_url], capsys, monkeypatch)
+    try:
+        ql = json.loads(_cli(["eval", INDEX, *common, "--baseline", str(tmp_path / "bm25.run"),
+                              "--resamples", "2000"], capsys, monkeypatch))
+    finally:
+        _cli(["revert", INDEX, "--url", engine_url], capsys, monkeypatch)
+    assert ql["baseline"]["baseline_mean"] == pytest.approx(bm25["mean"]["NDCG@10"])
+    assert ql["baseline"]["delta"] > 0.1 and ql["baseline"]["p_value"] < 0.01
+    png = tmp_path / "sweep.png"
+    sw = json.loads(_cli(["sweep", INDEX, *common, "--grid", "0.05,1", "--plot", str(png)],
+                         capsys, monkeypatch))
+    assert sw["oracle_q"] == 0.05 and png.read_bytes()[:4] == b"\x89PNG"
