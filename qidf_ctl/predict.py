@@ -30,7 +30,7 @@ from .stats_sample import DENSITIES
 
 Q_MIN = 0.05
 Q_MAX = 1.0
-DEFAULT_PREDICTOR = "paper"
+DEFAULT_PREDICTOR = "qidf-gate"  # registered by predictors_fitted, imported at the end
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,8 @@ class Predictor:
     formula: str
     q_of: Callable[[float], float]
     source: str
+    # Predictors that need more than one density (e.g. the corpus size) read the whole stats.
+    q_of_stats: Callable[[stats.FieldStats], float] | None = None
 
 
 PREDICTORS: dict[str, Predictor] = {}
@@ -131,7 +133,7 @@ def predict(
     h = field_stats.densities.get(p.density, float("nan"))
     if not math.isfinite(h):
         raise QidfError(f"field {field_stats.field!r} has no tokens: no density to predict from")
-    q_formula = p.q_of(h)
+    q_formula = p.q_of_stats(field_stats) if p.q_of_stats else p.q_of(h)
     q = round(min(Q_MAX, max(Q_MIN, q_formula)), 2)
     summary = field_stats.as_dict()
     kept = ("mode", "documents", "vocabulary", "total_tokens", "avg_field_length",
@@ -175,3 +177,7 @@ def predict_for_index(
     prediction = predict(result.fields[0], predictor, index=result.index)
     progress(prediction.reason)
     return prediction
+
+
+# The fitted predictors (qidf-gate, the default, and qidf-fit) register themselves.
+from . import predictors_fitted  # noqa: E402,F401

@@ -8,8 +8,8 @@ qidf_ctl/benchmark.corpus_stats) x these forms:
   constant   q = 1 - c                    (no statistic: the reference h must beat)
 clipped to [0.05, 1]. Constants are fitted on Go, Java and Ruby (the paper's split) by
 grid search on the mean recovery (pred - BM25) / (oracle - BM25) read off each sweep's
-curve (linear between grid points), subject to losing at most 0.005 NDCG@10 against BM25
-on every training corpus. Leave-one-language-out refits on five languages and predicts
+curve (the worse neighbour between grid points), subject to losing at most 0.005 NDCG@10
+against BM25 on every training corpus. Leave-one-language-out refits on five languages and predicts
 the sixth. Among candidates that lose at most 0.005 on every corpus (prose included), the
 best LOLO recovery wins: "best" overall, "chosen" (shipped) among the densities that
 qidf_ctl/stats.py measures on any cluster. Both are then measured on the engine.
@@ -17,6 +17,7 @@ qidf_ctl/stats.py measures on any cluster. Both are then measured on the engine.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -59,7 +60,14 @@ def corpus_rows(results: dict[str, Any], keys: list[str]) -> list[dict[str, Any]
 
 
 def ndcg_at(row: dict[str, Any], q: float) -> float:
-    return float(np.interp(q, row["qs"], row["ys"]))
+    """NDCG@10 at q off the sweep curve; between two grid points, the worse of the two (the
+    curve can be steep there: linear interpolation once hid a 0.007 loss as 0.004)."""
+    qs, ys = row["qs"], row["ys"]
+    q = float(min(qs[-1], max(qs[0], q)))
+    i = int(np.searchsorted(qs, q - 1e-9))
+    if abs(qs[i] - q) < 1e-9:
+        return float(ys[i])
+    return float(min(ys[i - 1], ys[i]))
 
 
 def recovery(row: dict[str, Any], q: float) -> float | None:
@@ -191,3 +199,139 @@ def fit_and_measure(cluster: Any, results: dict[str, Any],
         log(f"{key}: " + ", ".join(f"{p.label} q={p.q:.3f} NDCG@10 {p.metrics['NDCG@10']:.4f}"
                                    for p in points))
     return fitted
+
+
+# --- The size-gated predictor (qidf_ctl/predictors_fitted.py, "qidf-gate") -----------------
+#
+# q = Q_SAFE when x < g0, else q0, with x = h_types_df1 * (N / 10,000)^a: the df = 1 terms per
+# token the corpus would have at 10,000 documents. a is not fitted on relevance: it is the
+# pooled slope of log h_types_df1 over log N on the benchmark's nested Go subsets (statistics
+# only). g0 and q0 are fitted, like every candidate above, on the training languages' main
+# tasks, subject to losing at most MAX_LOSS on every corpus of the training languages (scaling
+# subsets and identifier analyzer included) and on the prose control. Ties go to the most
+# cautious predictor (highest mean q), then to the gate in the middle of the tied range.
+# Leave-one-language-out refits g0 and q0 without the held-out language's corpora (its
+# scaling and analyzer variants too), so those are tested, not fitted, in that fold.
+
+GATE_REF_DOCS = 10_000.0
+GATE_SERIES = (("go-large-code2doc-1k", "go-large-code2doc-10k", "go-large-code2doc-100k",
+                "go-large-code2doc"), ("go-code2doc-1k", "go-code2doc-10k", "go-code2doc"))
+Q_GRID = np.round(np.arange(Q_LO, Q_HI + 1e-9, 0.01), 2)  # predict() rounds q to 0.01
+
+
+def size_exponent(results: dict[str, Any]) -> float:
+    """Pooled slope of -log h_types_df1 on log N over nested subsets (one intercept each)."""
+    xs, ys = [], []
+    for i, series in enumerate(GATE_SERIES):
+        for key in series:
+            st = results["tasks"][key]["stats"]
+            xs.append([np.log(st["docs"])] + [float(i == j) for j in range(len(GATE_SERIES))])
+            ys.append(np.log(st["h_types_df1"]))
+    return float(-np.linalg.lstsq(np.array(xs), np.array(ys), rcond=None)[0][0])
+
+
+def size_adjusted(stats: dict[str, float], a: float) -> float:
+    return float(stats["h_types_df1"] * (stats["docs"] / GATE_REF_DOCS) ** a)
+
+
+def gate_q(params: dict[str, float], stats: dict[str, float], scale: float = 1.0) -> float:
+    x = size_adjusted(stats, params["a"]) * scale
+    return params["q_safe"] if x < params["g0"] else params["q0"]
+
+
+def gate_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a: float,
+             q_safe: float = 1.0, margin: float = 0.0) -> dict[str, float]:
+    """``margin``: every safety corpus must stay within MAX_LOSS with its x moved by
+    +-margin, so the gate cannot squeeze between two near-identical corpora."""
+    xs = sorted({size_adjusted(r["stats"], a) * m for r in rec_rows + safe_rows
+                 for m in (1 - margin, 1.0, 1 + margin)})
+    gates = [0.0] + [(u + v) / 2 for u, v in itertools.pairwise(xs)] + [xs[-1] * 2]
+    scales = sorted({1 - margin, 1.0, 1 + margin})
+    scored = []
+    for g0 in gates:
+        for q0 in Q_GRID:
+            p = {"a": a, "g0": g0, "q0": float(q0), "q_safe": q_safe, "margin": margin}
+            if max(r["bm25"] - ndcg_at(r, gate_q(p, r["stats"], m))
+                   for r in safe_rows for m in scales) > MAX_LOSS:
+                continue
+            rec = float(np.mean([recovery(r, gate_q(p, r["stats"])) or 0.0 for r in rec_rows]))
+            caution = float(np.mean([gate_q(p, r["stats"]) for r in rec_rows + safe_rows]))
+            scored.append((rec, caution, p))
+    best = max(rec for rec, _, _ in scored)
+    tied = [(c, p) for rec, c, p in scored if rec >= best - 1e-9]
+    top = max(c for c, _ in tied)
+    ps = [p for c, p in tied if c >= top - 1e-12]
+    finite = sorted(p["g0"] for p in ps if p["g0"] > 0)
+    if not finite:
+        return ps[0]
+    mid = float(np.sqrt(finite[0] * finite[-1]))
+    return min(ps, key=lambda p: abs(p["g0"] - mid))
+
+
+def gate_study(results: dict[str, Any], margin: float = 0.0) -> dict[str, Any]:
+    everything = corpus_rows(results, sorted(results["tasks"]))
+    main = [r for r in everything if r["key"].split("-", 1)[1] in ("code2doc", "doc2code")]
+    prose = [r for r in everything if r["language"] == "manpages"]
+    a = round(size_exponent(results), 2)
+
+    def fit_on(langs: tuple[str, ...]) -> dict[str, float]:
+        return gate_fit([r for r in main if r["language"] in langs],
+                        [r for r in everything if r["language"] in langs] + prose, a,
+                        margin=margin)
+
+    def mean_rec(p: dict[str, float], langs: tuple[str, ...]) -> float:
+        return float(np.mean([recovery(r, gate_q(p, r["stats"])) or 0.0
+                              for r in main if r["language"] in langs]))
+
+    langs = TRAIN + TEST
+    shipped = fit_on(TRAIN)
+    lolo, lolo_rows = {}, []
+    for held in langs:
+        p = fit_on(tuple(x for x in langs if x != held))
+        lolo[held] = {"params": p, "recovery": mean_rec(p, (held,))}
+        lolo_rows += [{"corpus": r["key"], "q": gate_q(p, r["stats"]),
+                       "recovery": recovery(r, gate_q(p, r["stats"])),
+                       "delta_vs_bm25": ndcg_at(r, gate_q(p, r["stats"])) - r["bm25"]}
+                      for r in everything if r["language"] == held]
+    per_corpus = [{"corpus": r["key"], "x": size_adjusted(r["stats"], a),
+                   "q": gate_q(shipped, r["stats"]), "oracle_q": r["oracle_q"],
+                   "recovery": recovery(r, gate_q(shipped, r["stats"])),
+                   "delta_vs_bm25": ndcg_at(r, gate_q(shipped, r["stats"])) - r["bm25"]}
+                  for r in everything]
+    return {"params": shipped, "train": mean_rec(shipped, TRAIN), "test": mean_rec(shipped, TEST),
+            "worst_delta": min(c["delta_vs_bm25"] for c in per_corpus),
+            "lolo": lolo, "lolo_recovery": float(np.mean([v["recovery"] for v in lolo.values()])),
+            "lolo_worst_delta": min(r["delta_vs_bm25"] for r in lolo_rows),
+            "lolo_rows": lolo_rows, "per_corpus": per_corpus}
+
+
+def linear_study(results: dict[str, Any], h: str, c: float) -> dict[str, Any]:
+    """A fixed linear predictor (paper's, qidf-fit) read the same way, for comparison."""
+    everything = corpus_rows(results, sorted(results["tasks"]))
+    main = [r for r in everything if r["key"].split("-", 1)[1] in ("code2doc", "doc2code")]
+    p = {"h": h, "form": "linear", "c": c, "h0": 0.0}
+
+    def mean_rec(langs: tuple[str, ...]) -> float:
+        return float(np.mean([recovery(r, predict(p, r["stats"])) or 0.0
+                              for r in main if r["language"] in langs]))
+
+    return {"train": mean_rec(TRAIN), "test": mean_rec(TEST),
+            "per_language": {lang: mean_rec((lang,)) for lang in TRAIN + TEST},
+            "per_corpus": {r["key"]: ndcg_at(r, predict(p, r["stats"])) - r["bm25"]
+                           for r in everything}}
+
+
+def main() -> None:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks/retrieval/results.json"
+    results = json.loads(path.read_text())
+    out = {"gate": gate_study(results), "gate_margin10": gate_study(results, 0.10),
+           "paper": linear_study(results, "h_occ", 7.28),
+           "qidf-fit": linear_study(results, "h_types_df1", 13.24)}
+    print(json.dumps(out, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

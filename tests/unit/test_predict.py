@@ -29,7 +29,7 @@ def _field(h_tok: float) -> stats.FieldStats:
     (0.2, 0.05, True, "formula gives -0.46, clipped to [0.05, 1]"),
 ])
 def test_paper_predictor(h, q, clipped, words):
-    p = predict.predict(_field(h), index=INDEX)
+    p = predict.predict(_field(h), "paper", index=INDEX)
     assert p.q == q and p.clipped is clipped
     assert p.q_formula == pytest.approx(1 - 7.28 * h)
     assert p.reason.startswith(f"hapax density {h:.3f} -> q {q:.2f}") and words in p.reason
@@ -38,7 +38,7 @@ def test_paper_predictor(h, q, clipped, words):
 
 def test_q_stays_in_the_documented_range():
     for h in (0.0, 0.03, 0.1, 0.13, 0.5, 1.0):
-        assert predict.Q_MIN <= predict.predict(_field(h)).q <= predict.Q_MAX
+        assert predict.Q_MIN <= predict.predict(_field(h), "paper").q <= predict.Q_MAX
 
 
 def test_registry_takes_a_new_predictor_by_name():
@@ -61,11 +61,11 @@ def test_unknown_names_are_refused():
 
 def test_no_tokens_no_prediction():
     with pytest.raises(QidfError, match="has no tokens"):
-        predict.predict(_field(float("nan")))
+        predict.predict(_field(float("nan")), "paper")
 
 
 def test_record_is_json_and_keeps_the_statistics():
-    p = predict.predict(_field(0.05), index=INDEX)
+    p = predict.predict(_field(0.05), "paper", index=INDEX)
     record = json.loads(json.dumps(p.record()))["prediction"]
     assert record["q"] == 0.64 and record["formula"] == "q = 1 - 7.28 * h_tok"
     assert record["density"] == "tokens" and record["range"] == [0.05, 1.0]
@@ -75,7 +75,7 @@ def test_record_is_json_and_keeps_the_statistics():
 
 def test_predict_for_index_measures_the_only_text_field():
     messages: list[str] = []
-    p = predict.predict_for_index(fake(StatsEngine(SMALL)), "code-alias",
+    p = predict.predict_for_index(fake(StatsEngine(SMALL)), "code-alias", predictor="paper",
                                   progress=messages.append)
     assert (p.index, p.field, p.h_tok) == (INDEX, "text", pytest.approx(5 / 8))
     assert p.q == 0.05 and p.clipped
@@ -92,7 +92,8 @@ def test_several_text_fields_need_a_choice():
 
 
 def test_predict_cli_prints_q_reason_and_statistics(capsys, monkeypatch):
-    code, out, _ = run(["predict", INDEX], capsys, monkeypatch, StatsEngine(SMALL))
+    code, out, _ = run(["predict", INDEX, "--predictor", "paper"], capsys, monkeypatch,
+                       StatsEngine(SMALL))
     lines = out.splitlines()
     assert code == 0
     assert lines[0].startswith("q = 0.05   hapax density 0.625 -> q 0.05 (formula gives")
@@ -101,7 +102,8 @@ def test_predict_cli_prints_q_reason_and_statistics(capsys, monkeypatch):
 
 
 def test_predict_cli_json(capsys, monkeypatch):
-    code, out, _ = run(["predict", INDEX, "--json"], capsys, monkeypatch, StatsEngine(SMALL))
+    code, out, _ = run(["predict", INDEX, "--json", "--predictor", "paper"], capsys, monkeypatch,
+                       StatsEngine(SMALL))
     payload = json.loads(out)
     assert code == 0 and payload["q"] == 0.05 and payload["statistics"]["mode"] == "exact"
 
@@ -110,3 +112,10 @@ def test_predict_cli_unknown_predictor_before_any_cluster_call(capsys, monkeypat
     engine = StatsEngine(SMALL)
     code, out, err = run(["predict", INDEX, "--predictor", "nope"], capsys, monkeypatch, engine)
     assert code == 2 and out == "" and err.count("\n") == 1 and engine.calls == []
+
+
+def test_default_predictor_is_the_gate():
+    """qidf-gate (benchmarks/retrieval/predictor.md): BM25 for a small, low-density field."""
+    p = predict.predict(_field(0.05), index=INDEX)
+    assert p.predictor == "qidf-gate" and p.density == "types_per_token"
+    assert p.q in (0.6, 1.0)

@@ -454,14 +454,14 @@ def test_stats_json_is_one_object(capsys, monkeypatch):
     code, out, _ = run(["stats", INDEX, "--json"], capsys, monkeypatch, StatsEngine(SMALL))
     payload = json.loads(out)
     assert code == 0 and payload["mode"] == "exact"
-    assert payload["predictor"]["density"] == "tokens"
+    assert payload["predictor"]["density"] == "types_per_token"  # qidf-gate, the default
     assert payload["fields"][0]["densities"]["tokens"] == pytest.approx(5 / 8)
 
 
 def test_stats_human_output_names_the_predictors_density(capsys, monkeypatch):
     code, out, _ = run(["stats", INDEX], capsys, monkeypatch, StatsEngine(SMALL))
     assert code == 0
-    assert "tokens (h_tok)" in out and "reads h_tok = 'tokens'" in out
+    assert "types_per_token (h_tok)" in out and "reads h_tok = 'types_per_token'" in out
     assert "df and N count live documents" in out
 
 
