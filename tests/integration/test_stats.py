@@ -152,12 +152,22 @@ def test_sampled_mode_on_three_shards(cluster, go_exact):
     assert abs(f.vocabulary - go_exact.vocabulary) / go_exact.vocabulary < 0.05
 
 
-def test_predict_for_index_uses_the_token_share(cluster, go_exact):
-    p = predict.predict_for_index(cluster, ONE)
+def test_paper_predictor_uses_the_token_share(cluster, go_exact):
+    p = predict.predict_for_index(cluster, ONE, predictor="paper")
     assert p.h_tok == go_exact.densities["tokens"] and p.density == "tokens"
     assert p.q == round(min(1.0, max(0.05, 1 - 7.28 * p.h_tok)), 2)
     assert p.reason.startswith(f"hapax density {p.h_tok:.3f} -> q {p.q:.2f}")
     assert json.loads(json.dumps(p.record()))["prediction"]["statistics"]["mode"] == "exact"
+
+
+def test_default_predictor_gates_on_size_adjusted_types_per_token(cluster, go_exact):
+    from qidf_ctl import predictors_fitted
+
+    p = predict.predict_for_index(cluster, ONE)
+    assert p.predictor == "qidf-gate" and p.h_tok == go_exact.densities["types_per_token"]
+    x = predictors_fitted.size_adjusted(p.h_tok, go_exact.documents)
+    assert p.q == (0.6 if x >= predictors_fitted.GATE_THRESHOLD else 1.0)
+    assert p.q == 0.6  # the Go stdlib docstrings are identifier-heavy: x is about 0.06
 
 
 # --- edge cases on one index -------------------------------------------------------------------
