@@ -416,9 +416,11 @@ def _print_demo(result: Any, url: str) -> None:
                   f"(BM25) to rank {ex['qlog_rank']} ({ex['qlog_label']}).", markup=False)
         out.print(f"query (code):\n{ex['code_head']}\n...", markup=False)
         out.print(f"gold docstring: {ex['gold_doc']}", markup=False)
-    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Try: "
-              f"qidf apply {result.index} --q 0.3 ; qidf show {result.index} ; "
-              f"qidf revert {result.index} ; qidf engine stop", markup=False)
+    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Next, try "
+              f"(scripts/demo.sh installed qidf as .venv/bin/qidf):\n"
+              f"  qidf predict {result.index}\n  qidf apply {result.index} --q auto\n"
+              f"  qidf show {result.index}\n  qidf revert {result.index}\n  qidf engine stop",
+              markup=False)
 
 
 # Command groups that live in their own modules register themselves on ``app``.
