@@ -15,10 +15,11 @@ File formats (what BEIR/CoIR and TREC tools write):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -303,7 +304,7 @@ class EvalResult:
     empty_queries: int
     depth_limited_queries: int
     baseline: Bootstrap | None = None
-    per_query: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    per_query: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict, repr=False)
 
     def as_dict(self, per_query: bool = False) -> dict[str, Any]:
         data = asdict(self)

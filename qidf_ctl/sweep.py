@@ -9,10 +9,11 @@ depth 10 only, which is all NDCG@10 needs.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ class SweepResult:
     oracle_q: float
     oracle_ndcg10: float
     seconds: float
-    per_query: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    per_query: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict, repr=False)
 
     def as_dict(self, per_query: bool = False) -> dict[str, Any]:
         data = asdict(self)

@@ -8,6 +8,7 @@ bootstrap_python eval,dev,corpus
 cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/ruff" check .
+"$QIDF_VENV/bin/mypy" qidf_ctl
 echo "== Java plugin: unit tests and build (OpenSearch ${QIDF_ENGINE_VERSION:-2.19.6})" >&2
 QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh "${QIDF_ENGINE_VERSION:-2.19.6}" | tail -n 1)"
 export QIDF_PLUGIN_ZIP

@@ -176,9 +176,9 @@ def dedup(
     seen_named: set[tuple[str, str]] = set()
     named: list[tuple[str, Candidate]] = []
     for ident, c in near:
-        key = (c.name, normalize_doc(c.doc))
-        if key not in seen_named:
-            seen_named.add(key)
+        name_doc = (c.name, normalize_doc(c.doc))
+        if name_doc not in seen_named:
+            seen_named.add(name_doc)
             named.append((ident, c))
     stats.removed[STAGES[8]] = len(near) - len(named)
 

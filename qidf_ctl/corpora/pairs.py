@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import IO
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Pair:
 _FIELDS = tuple(f.name for f in fields(Pair))
 
 
-def _open_text(path: Path, mode: str) -> io.TextIOBase:
+def _open_text(path: Path, mode: str) -> IO[str]:
     """Open plain or gzip text; gzip is written with mtime 0 so rebuilds are byte-identical."""
     if path.suffix == ".gz":
         if "w" in mode:
