@@ -2,7 +2,9 @@
 
 Pins live in benchmarks/retrieval/sources.json. Debian packages come through
 `apt-get download NAME=VERSION` (run `apt-get update` once first), npm packages through
-`npm pack NAME@VERSION`; both only with those clients. Everything is cached under .qidf/.
+`npm pack NAME@VERSION`, Maven source jars through `mvn dependency:copy` (classifier
+`sources`), Go modules through `go mod download`; each only with its own client. Everything
+is cached under .qidf/.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ if str(ROOT) not in sys.path:
 
 from qidf_ctl.corpora import (  # noqa: E402
     RetrievalTask,
-    build_java,
     build_packaged_language,
     build_python,
     shipped_corpus,
@@ -114,12 +115,7 @@ def corpus_path(language: str, log: Log) -> Path:
     if language == "go-large":
         pairs = go_large_pairs(log, stats)
     elif language == "java":
-        from build_corpus import default_src_zip
-
-        src = default_src_zip()
-        if not src:
-            raise FileNotFoundError("no JDK src.zip (apt-get install openjdk-17-source)")
-        pairs = build_java(Path(src), stats)
+        pairs = java_pairs(log, stats)
     elif language == "python":
         pairs = build_python(Path(sysconfig.get_paths()["stdlib"]), stats)
     else:
@@ -129,6 +125,49 @@ def corpus_path(language: str, log: Log) -> Path:
     write_pairs(pairs, out)
     log(f"{language}: {len(pairs)} pairs -> {out}")
     return out
+
+
+# --- Java: the JDK's src.zip plus source jars from Maven ---------------------------------
+
+
+def fetch_maven(coord: str, version: str, license_: str, log: Log) -> PackageDir:
+    """``mvn dependency:copy`` one pinned ``groupId:artifactId`` source jar (classifier
+    ``sources``). The license is the pinned one, checked against the jar's own
+    META-INF/LICENSE when it ships one."""
+    import zipfile
+
+    group, artifact = coord.split(":")
+    dest = SOURCES / "maven" / f"{group}+{artifact}@{version}"
+    jar = dest / f"{artifact}-{version}-sources.jar"
+    if not jar.is_file():
+        dest.mkdir(parents=True, exist_ok=True)
+        log(f"mvn dependency:copy {coord}:{version}:jar:sources")
+        subprocess.run(["mvn", "-B", "-q", "dependency:copy",
+                        f"-Dartifact={coord}:{version}:jar:sources",
+                        f"-DoutputDirectory={dest}"], check=True, capture_output=True)
+    with zipfile.ZipFile(jar) as zf:
+        names = [n for n in zf.namelist()
+                 if re.fullmatch(r"META-INF/LICEN[CS]E(\.txt|\.md)?", n, re.I)]
+        head = zf.read(names[0]).decode("utf-8", "replace")[:3000] if names else ""
+    found = next((spdx for needle, spdx in _LICENSES if needle.lower() in head.lower()), None)
+    if found is not None and found != license_:
+        raise RuntimeError(f"{coord}:{version}: pinned {license_}, jar's LICENSE says {found}")
+    return PackageDir(coord, version, license_, jar)
+
+
+def java_pairs(log: Log, stats: BuildStats) -> list:
+    """The JDK's src.zip plus the pinned Maven source jars, deduplicated together under the
+    CodeSearchNet rules; each pair keeps its archive's name, version and license."""
+    from build_corpus import default_src_zip
+
+    from qidf_ctl.corpora.java import LICENSE, build_java_archives, jdk_version
+
+    src = default_src_zip()
+    if not src:
+        raise FileNotFoundError("no JDK src.zip (apt-get install openjdk-17-source)")
+    pkgs = [PackageDir("openjdk", jdk_version(Path(src)), LICENSE, Path(src))]
+    pkgs += [fetch_maven(c, v, lic, log) for c, v, lic in _pins("java-maven")]
+    return build_java_archives(pkgs, stats)
 
 
 # --- Prose control: the Linux man-pages project ----------------------------------------

@@ -1,4 +1,4 @@
-"""Java methods and Javadoc, from a JDK's ``lib/src.zip``.
+"""Java methods and Javadoc, from a JDK's ``lib/src.zip`` and Maven source jars.
 
 The JDK sources are GPLv2 with the Classpath Exception: corpora built from them are for
 local benchmarks only and are never shipped. A Javadoc comment (``/** ... */``) directly
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from qidf_ctl.corpora.extract import BuildStats, Candidate, build_pairs
+from qidf_ctl.corpora.packaged import PackageDir, PackagedSource, build_packaged
 from qidf_ctl.corpora.pairs import Pair
 from qidf_ctl.corpora.rules import first_paragraph
 from qidf_ctl.corpora.ts import block_text, leaf_tokens, parser_for, text
@@ -136,6 +137,16 @@ def java_functions(relpath: str, content: bytes, package: str) -> list[Candidate
     return out
 
 
+def java_skip_reason(relpath: str, content: bytes) -> str | None:
+    """Package/module descriptors and sources generated from templates are not read."""
+    base = relpath.rsplit("/", 1)[-1]
+    if base in ("package-info.java", "module-info.java"):
+        return "package/module info"
+    if _GENERATED_RE.search(content[:4000]):
+        return "generated"
+    return None
+
+
 def jdk_version(src_zip: Path) -> str:
     """JAVA_VERSION from the JDK's ``release`` file (``<jdk>/release``), else "unknown"."""
     release = src_zip.resolve().parent.parent / "release"
@@ -165,12 +176,7 @@ class JavaSource:
 
     def skip_reason(self, relpath: str, content: bytes) -> str | None:
         """Package/module descriptors and sources generated from templates."""
-        base = relpath.rsplit("/", 1)[-1]
-        if base in ("package-info.java", "module-info.java"):
-            return "package/module info"
-        if _GENERATED_RE.search(content[:4000]):
-            return "generated"
-        return None
+        return java_skip_reason(relpath, content)
 
     def functions(self, relpath: str, content: bytes) -> list[Candidate]:
         """Methods of one file; the package is the Java package, from the path."""
@@ -183,3 +189,26 @@ def build_java(src_zip: Path, stats: BuildStats | None = None) -> list[Pair]:
     """Pairs from a JDK's src.zip, sorted by id. Never ship the result (GPLv2+CPE)."""
     src_zip = Path(src_zip)
     return build_pairs(JavaSource(src_zip, jdk_version(src_zip)), stats)
+
+
+class JavaArchives(PackagedSource):
+    """Several zip archives of ``.java`` files (a JDK's src.zip, Maven ``-sources.jar``s),
+    one per package (``PackageDir.root`` is the archive), as ``name@version/<entry>``."""
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        for pkg in sorted(self.packages, key=lambda p: p.name):
+            with zipfile.ZipFile(pkg.root) as zf:
+                for name in sorted(n for n in zf.namelist() if n.endswith(".java")):
+                    yield f"{pkg.name}@{pkg.version}/{name}", zf.read(name)
+
+    def skip_reason(self, relpath: str, content: bytes) -> str | None:
+        """The JDK's rules (no minified-file rule: no Java archive ships bundled code)."""
+        return java_skip_reason(relpath, content)
+
+
+def build_java_archives(packages: list[PackageDir], stats: BuildStats | None = None
+                        ) -> list[Pair]:
+    """Pairs from several Java source archives, deduplicated together; every pair keeps its
+    archive's name (``package``), version and license. Never ship the result."""
+    source = JavaArchives(LANGUAGE, packages, (".java",), java_functions, KEYWORDS)
+    return build_packaged(source, stats)
