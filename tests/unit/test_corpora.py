@@ -520,3 +520,31 @@ def test_python_docstring_removed_and_rules() -> None:
     sides = pairs["Shape.sides"]
     assert sides.code.startswith("@property\ndef sides(self):\n    count = 0")
     assert '"""' not in pairs["Shape.Part.weight"].code.split("\n")[1]
+
+
+def test_java_archives_dedup_across_jars_and_keep_provenance(tmp_path: Path) -> None:
+    """Two source jars holding the same class: one pair per function survives, and every pair
+    names its own archive, version and license."""
+    pytest.importorskip("tree_sitter_java")
+    import zipfile
+
+    from qidf_ctl.corpora.java import build_java_archives
+    from qidf_ctl.corpora.packaged import PackageDir
+
+    packages = []
+    for name in ("liba", "libb"):
+        jar = tmp_path / f"{name}-sources.jar"
+        with zipfile.ZipFile(jar, "w") as zf:
+            zf.writestr("demo/Box.java", JAVA_SRC)
+            zf.writestr("demo/package-info.java", "package demo;\n")
+        packages.append(PackageDir(name, "1.0", "Apache-2.0", jar))
+    pairs = build_java_archives(packages)
+    assert pairs, "no pairs from the archives"
+    # The one-archive build keeps Box.get, its overload Box.get#2 and Box.Inner.size; the
+    # second jar's copies are duplicates and must all go.
+    local = sorted(p.id.split("/", 1)[1] for p in pairs)
+    assert local == ["demo/Box.java:Box.Inner.size", "demo/Box.java:Box.get",
+                     "demo/Box.java:Box.get#2"]
+    assert {p.package for p in pairs} <= {"liba", "libb"}
+    assert all(p.version == "1.0" and p.license == "Apache-2.0" for p in pairs)
+    assert all(p.id.startswith(("java:liba@1.0/", "java:libb@1.0/")) for p in pairs)
