@@ -8,7 +8,6 @@ index goes back to built-in BM25 at the end.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -18,13 +17,12 @@ from typing import Any
 from . import evaluate, indexing, install, runs
 from .cluster import Cluster
 from .corpora import RetrievalTask
-from .errors import ClusterError
+from .progress import Progress, quiet
 from .similarity import QlogParams
 from .sweep import DEFAULT_GRID, SweepResult, sweep
 from .tokens import counter as token_counter
 
 PREFIX = "qidf-bench-"
-Progress = Callable[[str], None]
 
 # Identifier-aware analyzer for the ablation: camelCase, snake_case, digits and dots split,
 # the original token kept beside its parts (what the paper calls an identifier-aware one).
@@ -41,36 +39,6 @@ IDENTIFIER_ANALYSIS: dict[str, Any] = {
     }},
 }
 ANALYZERS: dict[str, dict[str, Any] | None] = {"standard": None, "identifier": IDENTIFIER_ANALYSIS}
-
-
-def fingerprint(corpus: Mapping[str, str], analyzer: str) -> str:
-    """Content hash of a corpus and its analyzer: an index is reused only when it matches."""
-    h = hashlib.sha256(analyzer.encode())
-    for doc_id in sorted(corpus):
-        h.update(doc_id.encode() + b"\0" + corpus[doc_id].encode() + b"\0")
-    return h.hexdigest()[:16]
-
-
-def ensure_index(cluster: Cluster, name: str, corpus: Mapping[str, str], analyzer: str,
-                 progress: Progress = lambda m: None) -> bool:
-    """Index ``corpus`` into ``name`` unless it already holds exactly this corpus.
-
-    Returns True when it (re)indexed. The fingerprint lives in the mapping's ``_meta``.
-    """
-    fp = fingerprint(corpus, analyzer)
-    try:
-        meta = cluster.request("GET", f"/{name}/_mapping")[name]["mappings"].get("_meta") or {}
-        if meta.get("qidf_bench") == fp and indexing.doc_count(cluster, name) == len(corpus):
-            install.revert(cluster, name)
-            return False
-    except ClusterError as exc:
-        if exc.status != 404:
-            raise
-    progress(f"indexing {len(corpus)} documents into {name} ({analyzer})")
-    indexing.create_index(cluster, name, analyzer=analyzer, analysis=ANALYZERS[analyzer])
-    indexing.bulk_index(cluster, name, corpus)
-    cluster.request("PUT", f"/{name}/_mapping", {"_meta": {"qidf_bench": fp}})
-    return True
 
 
 def corpus_stats(cluster: Cluster, index: str, ids: list[str],
@@ -156,7 +124,7 @@ class TaskRunner:
                  analyzer: str = "standard", *, depth: int = evaluate.DEFAULT_DEPTH,
                  budget: int = evaluate.DEFAULT_BUDGET,
                  counter_name: str = "cl100k", resamples: int = evaluate.DEFAULT_RESAMPLES,
-                 seed: int = 0, progress: Progress = lambda m: None) -> None:
+                 seed: int = 0, progress: Progress = quiet) -> None:
         self.cluster, self.task, self.index, self.analyzer = cluster, task, index, analyzer
         self.depth, self.budget, self.resamples, self.seed = depth, budget, resamples, seed
         self.progress = progress
@@ -166,7 +134,10 @@ class TaskRunner:
         self.bm25: dict[str, float] = {}
 
     def prepare(self) -> None:
-        ensure_index(self.cluster, self.index, self.task.corpus, self.analyzer, self.progress)
+        indexing.ensure_index(self.cluster, self.index, self.task.corpus,
+                              analyzer=self.analyzer, analysis=ANALYZERS[self.analyzer],
+                              progress=self.progress)
+        install.revert(self.cluster, self.index)  # a reused index may hold a leftover q
         self.progress(f"{self.index}: analysing {len(self.task.queries)} queries")
         self.terms = evaluate.analyze_queries(self.cluster, self.index, indexing.FIELD,
                                               self.task.queries)
@@ -200,7 +171,7 @@ class TaskRunner:
 def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str = "standard",
              grid: tuple[float, ...] = DEFAULT_GRID,
              predictors: Mapping[str, Callable[[dict[str, float]], float]] | None = None,
-             progress: Progress = lambda m: None, **runner_kw: Any) -> TaskResult:
+             progress: Progress = quiet, **runner_kw: Any) -> TaskResult:
     """Index, sweep, then measure BM25, the oracle q and each predictor's q deeply."""
     started = time.monotonic()
     runner = TaskRunner(cluster, task, index, analyzer, progress=progress, **runner_kw)

@@ -35,7 +35,7 @@ from .cli_options import (
     params_from_options,
 )
 from .cluster import Cluster, ConnectionSettings, EngineInfo, redact
-from .console import emit_json, err, out, step_status
+from .console import bars, emit_json, err, out, step_status
 from .errors import UsageError
 from .qlog import IdfForm
 from .similarity import Mode, render
@@ -125,12 +125,12 @@ def apply_cmd(
     extra: dict[str, Any] = {}
     if auto:
         from . import predict
-        from .console import bar
+
 
         with step_status(quiet=json_out) as progress:
             prediction = predict.predict_for_index(
                 cluster, index, field, progress=progress,
-                bar=lambda d, n: bar(d, n, quiet=json_out))
+                bar=bars(json_out))
         params = params_from_options(str(prediction.q), k1, b, form)
         extra = prediction.record()
         if not json_out:
@@ -381,7 +381,7 @@ def demo_cmd(
     Example: qidf demo --queries 500
     """
     from . import demo
-    from .console import bar
+
 
     if url is None:
         cfg = local_engine.EngineConfig.from_env(port=port)
@@ -390,7 +390,7 @@ def demo_cmd(
     cluster = Cluster.connect(ConnectionSettings.from_options(url=url))
     with step_status(quiet=json_out) as progress:
         result = demo.run_demo(cluster, max_queries=queries, progress=progress,
-                               bar=lambda d, n: bar(d, n, quiet=json_out))
+                               bar=bars(json_out))
     if json_out:
         emit_json(dataclasses.asdict(result))
         return

@@ -22,7 +22,7 @@ from .cli_options import (
     connect,
     one_line_errors,
 )
-from .console import bar, emit_json, out, step_status
+from .console import bars, emit_json, out, step_status
 from .similarity import Mode
 from .tokens import COUNTERS
 
@@ -81,7 +81,7 @@ def eval_cmd(
         result, run = evaluate.evaluate_index(
             cluster, index, qs, rel, field_name=field, depth=depth, budget=budget,
             counter_name=token_counter, baseline=base, resamples=resamples, seed=seed,
-            progress=progress, bar=lambda d, n: bar(d, n, quiet=json_out))
+            progress=progress, bar=bars(json_out))
     if run_out:
         runs.write_trec_run(run, run_out)
     if json_out:
@@ -135,7 +135,7 @@ def sweep_cmd(
     with step_status(quiet=json_out) as progress:
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
                                  mode=mode, progress=progress,
-                                 bar=lambda d, n: bar(d, n, quiet=json_out))
+                                 bar=bars(json_out))
     if plot:
         sweep_lib.plot(result, plot)
     if json_out:

@@ -26,7 +26,7 @@ from .cli_options import (
     connect,
     one_line_errors,
 )
-from .console import bar, emit_json, err, out
+from .console import bars, emit_json, err, out
 
 Index = Annotated[str, typer.Argument(help="Index (or alias to one index).")]
 Field = Annotated[str | None, typer.Option(
@@ -40,10 +40,6 @@ Exact = Annotated[bool, typer.Option(
     "--exact", help="Read every document, however large the index.")]
 PredictorOpt = Annotated[str, typer.Option(
     "--predictor", help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
-
-
-def _bars(quiet: bool) -> stats.BarFactory:
-    return lambda description, total: bar(description, total, quiet=quiet)
 
 
 @app.command("stats")
@@ -66,7 +62,7 @@ def stats_cmd(
     cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                        insecure)
     result = stats.index_stats(cluster, index, field=field, sample=sample, seed=seed,
-                               exact=exact, bar=_bars(json_out))
+                               exact=exact, bar=bars(json_out))
     if json_out:
         emit_json({**result.as_dict(), "predictor": predict.describe()})
         return
@@ -95,7 +91,7 @@ def predict_cmd(
     cluster = connect(url, user, password, password_file, api_key, api_key_file, ca_certs,
                        insecure)
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
-                                       predictor=predictor, bar=_bars(json_out))
+                                       predictor=predictor, bar=bars(json_out))
     if json_out:
         emit_json(result.as_dict())
         return

@@ -15,6 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .progress import BarFactory
+
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
@@ -45,3 +47,8 @@ def bar(description: str, total: int | None, quiet: bool = False) -> Iterator[An
     with Progress(*columns, console=err, transient=False) as progress:
         task = progress.add_task(description, total=total)
         yield lambda n=1: progress.advance(task, n)
+
+
+def bars(quiet: bool = False) -> BarFactory:
+    """The library's ``bar`` argument: progress bars on stderr, none when ``quiet``."""
+    return lambda description, total: bar(description, total, quiet=quiet)

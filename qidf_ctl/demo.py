@@ -8,19 +8,18 @@ often occurs in the query and in exactly one docstring; BM25's log IDF barely re
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import indexing, install, queries, runs
+from . import indexing, install, runs
 from .cluster import Cluster
 from .corpora import RetrievalTask, code_to_doc, load_pairs, shipped_corpus
+from .evaluate import analyze_queries
 from .metrics import evaluate
+from .progress import BarFactory, Progress, no_bar, quiet
 from .similarity import Mode, QlogParams
 
 DEMO_INDEX = "qidf-demo-go"
-Progress = Callable[[str], None]
-BarFactory = Callable[[str, int], Any]
 
 
 @dataclass
@@ -52,38 +51,21 @@ def load_task(max_queries: int, seed: int = 0) -> RetrievalTask:
     return code_to_doc(load_pairs(shipped_corpus("go")), max_queries=max_queries, seed=seed)
 
 
-def ensure_index(cluster: Cluster, task: RetrievalTask, index: str,
-                 bar: BarFactory | None = None) -> int:
-    """Index the task's corpus unless an index with exactly that many documents exists."""
-    if indexing.doc_count(cluster, index) == len(task.corpus):
-        install.revert(cluster, index)
-        return len(task.corpus)
-    indexing.create_index(cluster, index, analyzer="standard")
-    if bar is None:
-        return indexing.bulk_index(cluster, index, task.corpus)
-    with bar("indexing docstrings", len(task.corpus)) as advance:
-        return indexing.bulk_index(cluster, index, task.corpus, advance=advance)
-
-
 def run_demo(
     cluster: Cluster,
     *,
     qs: tuple[float, ...] = (0.7, 0.3, 0.05),
     max_queries: int = 500,
     index: str = DEMO_INDEX,
-    progress: Progress = lambda m: None,
-    bar: BarFactory | None = None,
+    progress: Progress = quiet,
+    bar: BarFactory = no_bar,
 ) -> DemoResult:
     task = load_task(max_queries)
-    documents = ensure_index(cluster, task, index, bar)
+    indexing.ensure_index(cluster, index, task.corpus, progress=progress, bar=bar)
     progress(f"analysing {len(task.queries)} code queries with the index's analyzer")
-    if bar is None:
-        terms = queries.analyze_all(cluster, index, indexing.FIELD, task.queries)
-    else:
-        with bar("analysing queries", len(task.queries)) as advance:
-            terms = queries.analyze_all(cluster, index, indexing.FIELD, task.queries, advance)
+    terms = analyze_queries(cluster, index, indexing.FIELD, task.queries, bar)
 
-    result = DemoResult(index, documents, len(task.queries))
+    result = DemoResult(index, len(task.corpus), len(task.queries))
     all_runs: dict[str, runs.Run] = {}
     settings: list[tuple[str, float | None]] = [("BM25 (built-in)", None)]
     settings += [(f"q-log q={q:g}", q) for q in qs]

@@ -30,6 +30,7 @@ from .cluster import Cluster
 from .errors import QidfError, UsageError
 from .metrics import evaluate as ir_evaluate
 from .metrics import recall_at_token_budget
+from .progress import BarFactory, Progress, no_bar, quiet
 from .tokens import counter as token_counter
 
 # ir-measures name -> the name we report.
@@ -38,13 +39,8 @@ BUDGET_MEASURE = "Recall@8K-tokens"
 DEFAULT_DEPTH = 1000
 DEFAULT_BUDGET = 8000
 DEFAULT_RESAMPLES = 10_000
-Progress = Callable[[str], None]
-BarFactory = Callable[[str, int], Any]
 Qrels = dict[str, dict[str, int]]
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 # --- Files ------------------------------------------------------------------------------
@@ -314,19 +310,15 @@ class EvalResult:
 
 
 def run_terms(cluster: Cluster, index: str, field_name: str, terms: Mapping[str, Any],
-              depth: int, bar: BarFactory | None = None) -> runs.Run:
-    """One search per query, ``depth`` hits each, with an optional progress bar."""
-    if bar is None:
-        return runs.search_run(cluster, index, field_name, terms, k=depth)
+              depth: int, bar: BarFactory = no_bar) -> runs.Run:
+    """One search per query, ``depth`` hits each, with a progress bar."""
     with bar(f"searching (top {depth})", len(terms)) as advance:
         return runs.search_run(cluster, index, field_name, terms, k=depth, advance=advance)
 
 
 def analyze_queries(cluster: Cluster, index: str, field_name: str, texts: Mapping[str, str],
-                    bar: BarFactory | None = None) -> dict[str, Any]:
+                    bar: BarFactory = no_bar) -> dict[str, Any]:
     """Each query's tokens under the field's search analyzer (one ``_analyze`` each)."""
-    if bar is None:
-        return queries.analyze_all(cluster, index, field_name, texts)
     with bar("analysing queries", len(texts)) as advance:
         return queries.analyze_all(cluster, index, field_name, texts, advance)
 
@@ -344,8 +336,8 @@ def evaluate_index(
     baseline: runs.Run | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
-    progress: Progress = _quiet,
-    bar: BarFactory | None = None,
+    progress: Progress = quiet,
+    bar: BarFactory = no_bar,
 ) -> tuple[EvalResult, runs.Run]:
     """Search every judged query on ``index`` as it is configured now, and score the run."""
     if depth < 10:

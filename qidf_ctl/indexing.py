@@ -6,15 +6,16 @@ reports comes from a real engine that indexed real text with a real analyzer.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .cluster import Cluster
 from .errors import ClusterError
+from .progress import Advance, BarFactory, Progress, no_bar, quiet
 
 FIELD = "text"
-Advance = Callable[[int], None]
 
 
 def create_index(
@@ -74,3 +75,42 @@ def doc_count(cluster: Cluster, name: str) -> int | None:
         if exc.status == 404:
             return None
         raise
+
+
+def fingerprint(corpus: Mapping[str, str], analyzer: str) -> str:
+    """Content hash of a corpus and its analyzer: an index is reused only when it matches."""
+    h = hashlib.sha256(analyzer.encode())
+    for doc_id in sorted(corpus):
+        h.update(doc_id.encode() + b"\0" + corpus[doc_id].encode() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def ensure_index(
+    cluster: Cluster,
+    name: str,
+    corpus: Mapping[str, str],
+    *,
+    analyzer: str = "standard",
+    analysis: dict[str, Any] | None = None,
+    progress: Progress = quiet,
+    bar: BarFactory = no_bar,
+) -> bool:
+    """Index ``corpus`` into ``name`` unless it already holds exactly this corpus.
+
+    Returns True when it (re)indexed. The fingerprint lives in the mapping's ``_meta``, so a
+    rerun of the demo or a benchmark skips indexing but never reuses a stale index.
+    """
+    fp = fingerprint(corpus, analyzer)
+    try:
+        meta = cluster.request("GET", f"/{name}/_mapping")[name]["mappings"].get("_meta") or {}
+        if meta.get("qidf_bench") == fp and doc_count(cluster, name) == len(corpus):
+            return False
+    except ClusterError as exc:
+        if exc.status != 404:
+            raise
+    progress(f"indexing {len(corpus)} documents into {name} ({analyzer})")
+    create_index(cluster, name, analyzer=analyzer, analysis=analysis)
+    with bar(f"indexing {name}", len(corpus)) as advance:
+        bulk_index(cluster, name, corpus, advance=advance)
+    cluster.request("PUT", f"/{name}/_mapping", {"_meta": {"qidf_bench": fp}})
+    return True

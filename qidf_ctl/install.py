@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from . import __version__
 from .cluster import Cluster
 from .errors import ClusterError, QidfError
+from .progress import Progress, quiet
 from .similarity import (
     SIMILARITY_NAME,
     Installed,
@@ -31,11 +31,7 @@ from .similarity import (
 
 PREFIX = f"index.similarity.{SIMILARITY_NAME}."
 META_KEY = "qidf"
-Progress = Callable[[str], None]
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 @dataclass
@@ -284,7 +280,7 @@ def apply(
     field_name: str | None = None,
     dry_run: bool = False,
     extra_record: dict[str, Any] | None = None,
-    progress: Progress = _quiet,
+    progress: Progress = quiet,
 ) -> ChangeResult:
     """Install the q-log similarity as the index's default similarity."""
     state = read_state(cluster, name)
@@ -338,7 +334,7 @@ def _restore_meta(cluster: Cluster, index: str, meta: dict[str, Any]) -> None:
 
 
 def revert(
-    cluster: Cluster, name: str, *, dry_run: bool = False, progress: Progress = _quiet
+    cluster: Cluster, name: str, *, dry_run: bool = False, progress: Progress = quiet
 ) -> ChangeResult:
     """Restore the similarity settings recorded before qidf's first apply."""
     state = read_state(cluster, name)

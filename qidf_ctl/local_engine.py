@@ -35,6 +35,7 @@ from pathlib import Path
 
 from .artifacts import Coordinate, direct_dependencies, fetch
 from .errors import EngineError
+from .progress import Progress, quiet
 
 DEFAULT_VERSION = "2.19.6"
 DEFAULT_ES_VERSION = "8.19.21"
@@ -42,11 +43,7 @@ DEFAULT_PORT = 9200
 DEFAULT_HEAP = "1g"
 RUN_AS_WHEN_ROOT = "nobody"
 
-Progress = Callable[[str], None]
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def home_dir() -> Path:
@@ -228,7 +225,7 @@ PAINLESS_POLICY = """grant {
 """
 
 
-def assemble(cfg: EngineConfig, progress: Progress = _quiet) -> Path:
+def assemble(cfg: EngineConfig, progress: Progress = quiet) -> Path:
     """Download (or reuse) the artifacts and lay out a runnable distribution."""
     if (cfg.dist / ".qidf-assembled").exists():
         return cfg.dist
@@ -381,7 +378,7 @@ def _chown_tree(path: Path, user: str) -> None:
             os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid, follow_symlinks=False)
 
 
-def start(cfg: EngineConfig, progress: Progress = _quiet, timeout_s: float = 180) -> dict:
+def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180) -> dict:
     """Start the node (assembling it first if needed) and wait until it is at least yellow."""
     current = status(cfg)
     if current["running"]:

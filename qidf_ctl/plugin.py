@@ -9,19 +9,18 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import local_engine
 from .cluster import Cluster
 from .errors import EngineError, QidfError, UsageError
+from .progress import Progress, quiet
 from .similarity import Mode
 
 PLUGIN_NAME = "qidf-qlog-similarity"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = REPO_ROOT / "scripts" / "build_plugin.sh"
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ def build(engine_version: str, *, skip_tests: bool = False) -> Path:
 
 
 def install_local(cfg: local_engine.EngineConfig, zip_path: Path,
-                  progress: Progress = lambda m: None) -> dict:
+                  progress: Progress = quiet) -> dict:
     """Install (or replace) the plugin in the local engine's distribution and restart it."""
     if not zip_path.is_file():
         raise UsageError(f"plugin zip {zip_path} not found: build it with `qidf plugin build`")

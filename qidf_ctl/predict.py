@@ -25,6 +25,7 @@ from typing import Any
 from . import stats
 from .cluster import Cluster
 from .errors import QidfError, UsageError
+from .progress import Progress, quiet
 from .stats_read import choose_fields, read_facts
 from .stats_sample import DENSITIES
 
@@ -156,7 +157,7 @@ def predict_for_index(
     exact: bool = False,
     predictor: str = DEFAULT_PREDICTOR,
     bar: stats.BarFactory = stats.no_bar,
-    progress: Callable[[str], None] = lambda message: None,
+    progress: Progress = quiet,
 ) -> Prediction:
     """Measure ``field`` (the index's only text field when None) and predict q for it.
 

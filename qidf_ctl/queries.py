@@ -10,13 +10,13 @@ in the query boost) with far fewer clauses.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .cluster import Cluster
+from .progress import Advance
 
 MAX_CLAUSES = 1024
-Advance = Callable[[int], None]
 
 
 def analyze(cluster: Cluster, index: str, field: str, text: str) -> Counter[str]:

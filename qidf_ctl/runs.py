@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .cluster import Cluster
 from .errors import ClusterError, UsageError
+from .progress import Advance
 from .queries import term_query
 
 Run = dict[str, list[tuple[str, float]]]  # query id -> [(doc id, score)] best first
-Advance = Callable[[int], None]
 
 
 def search_run(

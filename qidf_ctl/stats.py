@@ -25,9 +25,8 @@ import math
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +34,7 @@ import numpy as np
 
 from .cluster import Cluster
 from .errors import ClusterError, QidfError, UsageError
+from .progress import Advance, BarFactory, no_bar
 from .stats_read import (
     DocRef,
     FieldTotals,
@@ -63,17 +63,6 @@ WORKERS = 2  # requests in flight while the previous answer is being counted
 DF_NOTE = ("df and N count live documents, index-wide (as BM25 with one shard or "
            "dfs_query_then_fetch sees them once deleted documents are merged away)")
 
-Advance = Callable[[int], None]
-BarFactory = Callable[[str, "int | None"], AbstractContextManager[Advance]]
-
-
-def _ignore(n: int = 1) -> None:
-    return None
-
-
-@contextmanager
-def no_bar(description: str, total: int | None) -> Iterator[Advance]:
-    yield _ignore
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -20,14 +20,14 @@ from typing import Any
 from . import install, runs
 from .cluster import Cluster
 from .errors import UsageError
-from .evaluate import BarFactory, Qrels, analyze_queries, sample_queries, score_run, text_field
+from .evaluate import Qrels, analyze_queries, sample_queries, score_run, text_field
+from .progress import BarFactory, Progress, no_bar, quiet
 from .qlog import Q_MAX, Q_MIN
 from .similarity import Installed, Mode, QlogParams, parse
 
 DEFAULT_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
                 1.1, 1.2, 1.3, 1.4, 1.5)
 MEASURE = "NDCG@10"
-Progress = Callable[[str], None]
 
 
 def parse_grid(text: str) -> tuple[float, ...]:
@@ -102,8 +102,8 @@ def sweep(
     field_name: str | None = None,
     mode: Mode = Mode.SCRIPT,
     terms: Mapping[str, Any] | None = None,
-    progress: Progress = lambda m: None,
-    bar: BarFactory | None = None,
+    progress: Progress = quiet,
+    bar: BarFactory = no_bar,
 ) -> SweepResult:
     """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``."""
     started = time.monotonic()
