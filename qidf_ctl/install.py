@@ -226,10 +226,11 @@ def _open(cluster: Cluster, index: str) -> None:
 
 
 def _swap_settings(
-    cluster: Cluster, state: IndexState, body: dict[str, Any], progress: Progress
+    cluster: Cluster, state: IndexState, target_flat: dict[str, Any], progress: Progress
 ) -> float:
-    """close -> update -> open; reopen with the old settings whatever fails. Returns seconds
-    the index was closed."""
+    """close -> update to ``target_flat`` -> open; reopen with the old settings whatever
+    fails. Returns seconds the index was closed."""
+    body = _update_body(state.similarity_flat, target_flat)
     progress(f"closing {state.index}")
     started = time.monotonic()
     cluster.request("POST", f"/{state.index}/_close")
@@ -247,7 +248,7 @@ def _swap_settings(
             if update_error is not None:
                 raise
             # The new settings went in but the index will not open: put the old ones back.
-            restore = _update_body(_flat_from_body(body), state.similarity_flat)
+            restore = _update_body(target_flat, state.similarity_flat)
             cluster.request("POST", f"/{state.index}/_close")
             cluster.request("PUT", f"/{state.index}/_settings", restore)
             _open(cluster, state.index)
@@ -261,10 +262,6 @@ def _swap_settings(
             f"index {state.index!r} is open again with its previous settings"
         )
     return time.monotonic() - started
-
-
-def _flat_from_body(body: dict[str, Any]) -> dict[str, Any]:
-    return {k[len(PREFIX):]: v for k, v in body.items() if v is not None}
 
 
 def _put_meta(cluster: Cluster, index: str, meta: dict[str, Any]) -> None:
@@ -319,7 +316,7 @@ def apply(
     original_meta = dict(state.meta)
     _put_meta(cluster, state.index, {**state.meta, META_KEY: record})
     try:
-        result.closed_seconds = _swap_settings(cluster, state, body, progress)
+        result.closed_seconds = _swap_settings(cluster, state, target_flat, progress)
     except QidfError:
         _restore_meta(cluster, state.index, original_meta)
         raise
@@ -354,7 +351,7 @@ def revert(
         result.message = f"{state.index}: would restore {after} (dry run: nothing changed)"
         return result
     if not _same(state.similarity_flat, previous):
-        result.closed_seconds = _swap_settings(cluster, state, body, progress)
+        result.closed_seconds = _swap_settings(cluster, state, previous, progress)
     meta = {k: v for k, v in state.meta.items() if k != META_KEY}
     _put_meta(cluster, state.index, meta)
     result.changed = True
