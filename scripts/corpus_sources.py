@@ -103,6 +103,11 @@ def _packages(language: str, log: Log) -> list[PackageDir]:
     return pkgs
 
 
+# Languages beyond the paper's six, each fetched and built by scripts/sources_<name>.py,
+# whose ``pairs(log, stats)`` returns the language's pairs.
+EXTRA_LANGUAGES = ("rust", "typescript", "kotlin")
+
+
 def corpus_path(language: str, log: Log) -> Path:
     """The pairs file of ``language``, built on first use."""
     if language == "go":
@@ -118,6 +123,10 @@ def corpus_path(language: str, log: Log) -> Path:
         pairs = java_pairs(log, stats)
     elif language == "python":
         pairs = build_python(Path(sysconfig.get_paths()["stdlib"]), stats)
+    elif language in EXTRA_LANGUAGES:
+        import importlib
+
+        pairs = importlib.import_module(f"sources_{language}").pairs(log, stats)
     else:
         pairs = build_packaged_language(language, _packages(language, log), stats)
     for line in stats.lines():
