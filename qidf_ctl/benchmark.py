@@ -110,6 +110,7 @@ class TaskResult:
     stats: dict[str, float]
     sweep: dict[str, Any]
     points: list[Point] = field(default_factory=list)
+    predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
 
     def point(self, label: str) -> Point:
@@ -162,6 +163,17 @@ class TaskRunner:
                                          seed=self.seed)
         return Point(label, q, scored.mean, boot.p_value, boot.sign_flip_share)
 
+    def measure_predicted(self, predictor: str) -> tuple[Point, dict[str, Any]]:
+        """The q a user gets from ``qidf apply --q auto --predictor NAME``: the product's own
+        statistics (exact pass) and predictor on this index, then measured like any q.
+        Needs ``measure("bm25", None)`` first (the bootstrap's baseline)."""
+        from .predict import predict_for_index
+
+        prediction = predict_for_index(self.cluster, self.index, indexing.FIELD, exact=True,
+                                       predictor=predictor)
+        kept = {k: v for k, v in prediction.as_dict().items() if k != "reason"}
+        return self.measure(predictor, prediction.q), kept
+
     def run_sweep(self, grid: tuple[float, ...] = DEFAULT_GRID) -> SweepResult:
         self.progress(f"{self.index}: sweeping {len(grid)} q values")
         return sweep(self.cluster, self.index, self.task.queries, self.task.qrels, grid=grid,
@@ -171,8 +183,11 @@ class TaskRunner:
 def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str = "standard",
              grid: tuple[float, ...] = DEFAULT_GRID,
              predictors: Mapping[str, Callable[[dict[str, float]], float]] | None = None,
+             shipped: tuple[str, ...] = (),
              progress: Progress = quiet, **runner_kw: Any) -> TaskResult:
-    """Index, sweep, then measure BM25, the oracle q and each predictor's q deeply."""
+    """Index, sweep, then measure BM25, the oracle q and each predictor's q deeply:
+    ``predictors`` map the benchmark's own statistics to q; ``shipped`` names predictors of
+    the product's registry, run end to end as ``apply --q auto`` would."""
     started = time.monotonic()
     runner = TaskRunner(cluster, task, index, analyzer, progress=progress, **runner_kw)
     runner.prepare()
@@ -184,6 +199,10 @@ def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str
     result.points.append(runner.measure("oracle", sw.oracle_q))
     for name, predict in (predictors or {}).items():
         result.points.append(runner.measure(name, predict(stats)))
+    for name in shipped:
+        point, prediction = runner.measure_predicted(name)
+        result.points.append(point)
+        result.predictions[name] = prediction
     result.seconds = time.monotonic() - started
     return result
 

@@ -26,7 +26,8 @@ def task():
 def result(cluster, task):
     return benchmark.run_task(
         cluster, task, INDEX, grid=(0.05, 0.3, 1.0), resamples=2000,
-        predictors={"paper": lambda s: max(0.0, 1 - 7.28 * s["h_occ"])})
+        predictors={"paper": lambda s: max(0.0, 1 - 7.28 * s["h_occ"])},
+        shipped=("qidf-gate",))
 
 
 def test_pipeline_numbers_are_consistent(cluster, result):
@@ -44,6 +45,16 @@ def test_pipeline_numbers_are_consistent(cluster, result):
     assert 0 < result.stats["h_occ"] < result.stats["h_vocab"] < 1
     assert 0 < result.point("paper").q < 1
     assert install.show(cluster, INDEX)["kind"] == "builtin"
+
+
+def test_shipped_predictor_runs_end_to_end(result):
+    """The default predictor's q comes from the product's own exact statistics on the
+    index and is measured like any other q (Go code: the gate opens, q = 0.6)."""
+    gate = result.predictions["qidf-gate"]
+    assert gate["predictor"] == "qidf-gate" and gate["index"] == INDEX
+    assert gate["statistics"]["mode"] == "exact" and gate["statistics"]["documents"] == 3000
+    assert result.point("qidf-gate").q == gate["q"] == 0.6
+    assert result.point("qidf-gate").metrics["NDCG@10"] > result.point("bm25").metrics["NDCG@10"]
 
 
 def _cli(argv, capsys, monkeypatch):
