@@ -173,11 +173,10 @@ def main(argv: list[str] | None = None) -> int:
                 run(f"go-large-code2doc-{n // 1000}k",
                     partial(make_task, pairs, "code2doc", args.queries))
         run("go-large-code2doc", partial(make_task, large, "code2doc", args.queries))
-    if "ablation" in parts:
-        for lang in ("go", "java"):
-            if lang in corpora:
-                run(f"{lang}-code2doc-identifier",
-                    partial(make_task, corpora[lang], "code2doc", args.queries), "identifier")
+    if "ablation" in parts:  # every language: each one is also a safety case for predictors
+        for lang, pairs in corpora.items():
+            run(f"{lang}-code2doc-identifier",
+                partial(make_task, pairs, "code2doc", args.queries), "identifier")
     if "prose" in parts:
         from corpus_sources import prose_task
 
