@@ -170,36 +170,18 @@ def evaluate_candidates(results: dict[str, Any], langs: list[str]) -> dict[str, 
 def fit_and_measure(cluster: Any, results: dict[str, Any],
                     specs: dict[str, Callable[[], tuple[Any, str]]], args: Any,
                     log: Callable[[str], None]) -> dict[str, Any]:
-    """Fit, then install the chosen predictor's q on every corpus and measure it."""
-    from qidf_ctl import benchmark
-
-    runners = {}
-    for key, make in specs.items():  # query-side statistics for results cached before them
-        t = results["tasks"][key]
-        task, analyzer = make()
-        runner = benchmark.TaskRunner(cluster, task, f"{benchmark.PREFIX}{key}", analyzer,
-                                      resamples=args.resamples, progress=log)
-        runner.prepare()
-        if "hq_occ" not in t["stats"]:
-            t["stats"] = benchmark.corpus_stats(cluster, runner.index, sorted(task.corpus),
-                                                runner.terms)
-        runners[key] = runner
-    langs = sorted({k.split("-")[0] for k in results["tasks"] if k.split("-")[0] in
-                    TRAIN + TEST})
-    fitted = evaluate_candidates(results, langs)
-    chosen, best = fitted["chosen"], fitted["best"]
-    log(f"shipped predictor: {chosen}; best found: {best}")
-    for key, runner in runners.items():
-        t = results["tasks"][key]
-        runner.measure("bm25", None)
-        points = [runner.measure("ours", predict(chosen, t["stats"]))]
-        if best != chosen:
-            points.append(runner.measure("best", predict(best, t["stats"])))
-        t["points"] = [p for p in t["points"] if p["label"] not in ("ours", "best")]
-        t["points"] += [p.__dict__ for p in points]
-        log(f"{key}: " + ", ".join(f"{p.label} q={p.q:.3f} NDCG@10 {p.metrics['NDCG@10']:.4f}"
-                                   for p in points))
-    return fitted
+    """The predictor study from the engine's sweep curves (bench_retrieval's "predictor"
+    part). The shipped default is already measured end to end on every task (its point);
+    here only curves are read, so nothing is installed."""
+    del cluster, specs, args
+    study = {"protocol": protocol(results),
+             "candidates": evaluate_candidates(results, list(TRAIN + TEST))}
+    refit = study["protocol"]["refit"]
+    log(f"predictor: shipped gate out of sample "
+        f"{study['protocol']['out_of_sample']['recovery_new_languages']}; refit LOLO "
+        f"{refit['lolo_recovery_all']:.3f} (all), "
+        f"{refit['lolo_recovery_paper6']:.3f} (paper's six)")
+    return study
 
 
 # --- The size-gated predictor (qidf_ctl/predictors_fitted.py, "qidf-gate") -----------------
