@@ -268,6 +268,57 @@ def main_tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r["key"].split("-", 1)[1] in ("code2doc", "doc2code")]
 
 
+def gate2_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a: float,
+              q_safes: tuple[float, ...] = (1.0,), margin: float = 0.0) -> dict[str, float]:
+    """``gate_fit`` with the level below the gate fitted too, from ``q_safes`` (q_safes =
+    (1.0,) is gate_fit itself): q = q_safe below the gate, q0 above. Same objective (mean
+    recovery on ``rec_rows``), same constraint (every safety corpus within MAX_LOSS with its
+    x moved by +-margin), same tie-breaks (most cautious: highest mean q; then the gate
+    nearest the geometric middle of the tied gates). Vectorized over q0 and q_safe."""
+    scales = sorted({1 - margin, 1.0, 1 + margin})
+    xs_all = sorted({size_adjusted(r["stats"], a) * m for r in rec_rows + safe_rows
+                     for m in (1 - margin, 1.0, 1 + margin)})
+    gates = [0.0] + [(u + v) / 2 for u, v in itertools.pairwise(xs_all)] + [xs_all[-1] * 2]
+    q0s, qss = Q_GRID, np.array(q_safes)
+
+    def table(rows: list[dict[str, Any]], qs: np.ndarray, f: Callable[..., Any]) -> np.ndarray:
+        return np.array([[f(r, float(q)) for q in qs] for r in rows])
+
+    loss0 = table(safe_rows, q0s, lambda r, q: r["bm25"] - ndcg_at(r, q))
+    losss = table(safe_rows, qss, lambda r, q: r["bm25"] - ndcg_at(r, q))
+    rec0 = table(rec_rows, q0s, lambda r, q: recovery(r, q) or 0.0)
+    recs = table(rec_rows, qss, lambda r, q: recovery(r, q) or 0.0)
+    x_safe = np.array([size_adjusted(r["stats"], a) for r in safe_rows])
+    x_rec = np.array([size_adjusted(r["stats"], a) for r in rec_rows])
+    n_all = len(rec_rows) + len(safe_rows)
+    scored = []
+    for g0 in gates:
+        above = np.array([[x * m >= g0 for m in scales] for x in x_safe])  # rows x scales
+        ok0 = np.all(loss0[above.any(axis=1)] <= MAX_LOSS, axis=0) if above.any() else \
+            np.ones(len(q0s), bool)
+        below = ~above
+        oks = np.all(losss[below.any(axis=1)] <= MAX_LOSS, axis=0) if below.any() else \
+            np.ones(len(qss), bool)
+        up = x_rec >= g0
+        rec = (rec0[up].sum(axis=0)[:, None] + recs[~up].sum(axis=0)[None, :]) / len(rec_rows)
+        n_up = int(up.sum()) + int((x_safe >= g0).sum())
+        caution = (n_up * q0s[:, None] + (n_all - n_up) * qss[None, :]) / n_all
+        for i in np.flatnonzero(ok0):
+            for j in np.flatnonzero(oks):
+                scored.append((float(rec[i, j]), float(caution[i, j]),
+                               {"a": a, "g0": g0, "q0": float(q0s[i]),
+                                "q_safe": float(qss[j]), "margin": margin}))
+    best = max(rec for rec, _, _ in scored)
+    tied = [(c, p) for rec, c, p in scored if rec >= best - 1e-9]
+    top = max(c for c, _ in tied)
+    ps = [p for c, p in tied if c >= top - 1e-12]
+    finite = sorted(p["g0"] for p in ps if p["g0"] > 0)
+    if not finite:
+        return ps[0]
+    mid = float(np.sqrt(finite[0] * finite[-1]))
+    return min(ps, key=lambda p: abs(p["g0"] - mid))
+
+
 def gate_study(results: dict[str, Any], margin: float = 0.0,
                langs: tuple[str, ...] = TRAIN + TEST, a: float | None = None
                ) -> dict[str, Any]:
