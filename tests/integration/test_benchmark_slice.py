@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from qidf_ctl import benchmark, cli, evaluate, install
+from qidf_ctl import benchmark, cli, evaluate, install, predictors_fitted
 from qidf_ctl.corpora import code_to_doc, load_pairs, shipped_corpus
 
 pytestmark = pytest.mark.integration
@@ -49,11 +49,11 @@ def test_pipeline_numbers_are_consistent(cluster, result):
 
 def test_shipped_predictor_runs_end_to_end(result):
     """The default predictor's q comes from the product's own exact statistics on the
-    index and is measured like any other q (Go code: the gate opens, q = 0.6)."""
+    index and is measured like any other q (Go code: the gate opens)."""
     gate = result.predictions["qidf-gate"]
     assert gate["predictor"] == "qidf-gate" and gate["index"] == INDEX
     assert gate["statistics"]["mode"] == "exact" and gate["statistics"]["documents"] == 3000
-    assert result.point("qidf-gate").q == gate["q"] == 0.6
+    assert result.point("qidf-gate").q == gate["q"] == predictors_fitted.GATE_Q
     assert result.point("qidf-gate").metrics["NDCG@10"] > result.point("bm25").metrics["NDCG@10"]
 
 
