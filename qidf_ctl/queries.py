@@ -14,17 +14,44 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cluster import Cluster
+from .errors import ClusterError
 from .progress import Advance
 
 MAX_CLAUSES = 1024
 
 
 def analyze(cluster: Cluster, index: str, field: str, text: str) -> Counter[str]:
-    """Token counts of ``text`` under ``field``'s search analyzer, in first-seen order."""
+    """Token counts of ``text`` under ``field``'s search analyzer, in first-seen order.
+
+    ``_analyze`` refuses to produce more than ``index.analyze.max_token_count`` tokens
+    (10,000 by default; an identifier-splitting analyzer on a long function gets there).
+    Such a text is analysed in halves cut at a line break (else at whitespace), which gives
+    the same token counts for any tokenizer that does not join tokens across whitespace;
+    the index setting is left alone."""
     if not text.strip():
         return Counter()
-    resp = cluster.request("POST", f"/{index}/_analyze", {"field": field, "text": text})
+    try:
+        resp = cluster.request("POST", f"/{index}/_analyze", {"field": field, "text": text})
+    except ClusterError as exc:
+        halves = _halves(text)
+        if "max_token_count" not in str(exc) or halves is None:
+            raise
+        return analyze(cluster, index, field, halves[0]) + analyze(cluster, index, field,
+                                                                   halves[1])
     return Counter(tok["token"] for tok in resp.get("tokens", []))
+
+
+def _halves(text: str) -> tuple[str, str] | None:
+    """``text`` cut near its middle at a line break, else at whitespace; None if it cannot be
+    cut without splitting a token."""
+    mid = len(text) // 2
+    for sep in ("\n", " ", "\t"):
+        left, right = text.rfind(sep, 0, mid), text.find(sep, mid)
+        cuts = [c for c in (left, right) if c > 0]
+        if cuts:
+            cut = min(cuts, key=lambda c: abs(c - mid))
+            return text[:cut], text[cut + 1:]
+    return None
 
 
 def analyze_all(cluster: Cluster, index: str, field: str, texts: Mapping[str, str],
