@@ -45,6 +45,7 @@ class Predictor:
     source: str
     # Predictors that need more than one density (e.g. the corpus size) read the whole stats.
     q_of_stats: Callable[[stats.FieldStats], float] | None = None
+    reads_analyzer: bool = False  # keeps BM25 when the field's analyzer splits identifiers
 
 
 PREDICTORS: dict[str, Predictor] = {}
@@ -136,12 +137,18 @@ def predict(
         raise QidfError(f"field {field_stats.field!r} has no tokens: no density to predict from")
     q_formula = p.q_of_stats(field_stats) if p.q_of_stats else p.q_of(h)
     q = round(min(Q_MAX, max(Q_MIN, q_formula)), 2)
+    why = reason(h, q, q_formula)
+    if p.reads_analyzer and field_stats.splits_identifiers:
+        why = (f"the analyzer already splits identifiers "
+               f"({', '.join(field_stats.splits_identifiers)}) -> q {q:.2f}: rare identifiers "
+               "are no longer one-off tokens, BM25 stays")
     summary = field_stats.as_dict()
     kept = ("mode", "documents", "vocabulary", "total_tokens", "avg_field_length",
-            "densities", "intervals", "sampled_documents", "engine_densities")
+            "densities", "intervals", "sampled_documents", "engine_densities",
+            "splits_identifiers")
     return Prediction(
         q=q, q_formula=q_formula, predictor=p.name, formula=p.formula, density=p.density,
-        definition=DENSITIES[p.density], h_tok=h, reason=reason(h, q, q_formula),
+        definition=DENSITIES[p.density], h_tok=h, reason=why,
         index=index, field=field_stats.field,
         statistics={k: summary[k] for k in kept if summary.get(k) not in (None, {})},
     )

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .analyzer_probe import split_styles
 from .cluster import Cluster
 from .errors import ClusterError, QidfError, UsageError
 from .progress import Advance, BarFactory, no_bar
@@ -96,6 +97,9 @@ class FieldStats:
     sampled_documents: int | None = None
     take_all: int | None = None  # sampled documents that were the longest, read in full
     warnings: list[str] = dataclasses.field(default_factory=list)
+    # Naming styles (camelCase, snake_case) the field's analyzer breaks into words
+    # (analyzer_probe); None when not asked.
+    splits_identifiers: list[str] | None = None
     counts: DocCounts | Stratified | None = dataclasses.field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
@@ -431,6 +435,8 @@ def index_stats(
     if gone:
         for r in results:
             r.warnings.append(f"{gone} documents were deleted while qidf read the index")
+    for r in results:
+        r.splits_identifiers = split_styles(cluster, facts.index, r.field)
     return IndexStats(
         name=name, index=facts.index, engine=str(cluster.engine), mode=mode,
         shards=facts.shards, live_documents=facts.live_documents,

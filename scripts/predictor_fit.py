@@ -42,15 +42,21 @@ def predict(params: dict[str, Any], stats: dict[str, float]) -> float:
     return float(min(Q_HI, max(Q_LO, 1.0 - params["c"] * x)))
 
 
+def with_types_per_token(st: dict[str, float]) -> dict[str, float]:
+    """h_types_df1 (df = 1 terms per token) is exact from the other statistics when a
+    result does not carry it; added in place."""
+    if "h_types_df1" not in st:
+        st["h_types_df1"] = st["h_vocab"] * st["vocabulary"] / st["tokens"]
+    return st
+
+
 def corpus_rows(results: dict[str, Any], keys: list[str]) -> list[dict[str, Any]]:
     rows = []
     for key in keys:
         t = results["tasks"].get(key)
         if t is None:
             continue
-        st = t["stats"]
-        if "h_types_df1" not in st:  # results measured before it existed: exact from the rest
-            st["h_types_df1"] = st["h_vocab"] * st["vocabulary"] / st["tokens"]
+        with_types_per_token(t["stats"])
         curve = sorted((p["q"], p["ndcg10"]) for p in t["sweep"]["points"])
         rows.append({"key": key, "language": key.split("-")[0], "stats": t["stats"],
                      "bm25": t["sweep"]["baseline_ndcg10"],
@@ -207,7 +213,7 @@ def size_exponent(results: dict[str, Any]) -> float:
     xs, ys = [], []
     for i, series in enumerate(GATE_SERIES):
         for key in series:
-            st = results["tasks"][key]["stats"]
+            st = with_types_per_token(results["tasks"][key]["stats"])
             xs.append([np.log(st["docs"])] + [float(i == j) for j in range(len(GATE_SERIES))])
             ys.append(np.log(st["h_types_df1"]))
     return float(-np.linalg.lstsq(np.array(xs), np.array(ys), rcond=None)[0][0])
@@ -321,11 +327,15 @@ def gate2_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a
 
 def gate_study(results: dict[str, Any], margin: float = 0.0,
                langs: tuple[str, ...] = TRAIN + TEST, a: float | None = None,
-               q_safes: tuple[float, ...] = (1.0,)) -> dict[str, Any]:
+               q_safes: tuple[float, ...] = (1.0,), analyzer_rule: bool = False
+               ) -> dict[str, Any]:
     """Fit on the paper's training languages, on every language, and leave-one-language-out
     (every prose control a safety corpus in every fit). ``q_safes`` (1.0 only: qidf-gate's
-    family) are the levels allowed below the gate."""
+    family) are the levels allowed below the gate. ``analyzer_rule``: a field whose analyzer
+    splits identifiers gets q = 1 whatever its density, so those corpora constrain no fit."""
     everything = corpus_rows(results, sorted(results["tasks"]))
+    for r in everything:
+        r["splits"] = analyzer_rule and splits_identifiers(results, r["key"])
     main = main_tasks(everything)
     prose = [r for r in everything if is_prose(r["key"])]
     a = round(size_exponent(results), 2) if a is None else a
@@ -333,15 +343,18 @@ def gate_study(results: dict[str, Any], margin: float = 0.0,
     def fit_on(langs: tuple[str, ...], prose: list[dict[str, Any]] = prose
                ) -> dict[str, float]:
         return gate2_fit([r for r in main if r["language"] in langs],
-                         [r for r in everything if r["language"] in langs] + prose, a,
-                         q_safes, margin=margin)
+                         [r for r in everything if r["language"] in langs
+                          and not r["splits"]] + prose, a, q_safes, margin=margin)
+
+    def qf(p: dict[str, float], r: dict[str, Any]) -> float:
+        return 1.0 if r["splits"] else gate_q(p, r["stats"])
 
     def mean_rec(p: dict[str, float], langs: tuple[str, ...]) -> float:
-        return float(np.mean([recovery(r, gate_q(p, r["stats"])) or 0.0
+        return float(np.mean([recovery(r, qf(p, r)) or 0.0
                               for r in main if r["language"] in langs]))
 
     def delta(p: dict[str, float], r: dict[str, Any]) -> float:
-        return ndcg_at(r, gate_q(p, r["stats"])) - r["bm25"]
+        return ndcg_at(r, qf(p, r)) - r["bm25"]
 
     langs = tuple(x for x in langs if any(r["language"] == x for r in main))
     shipped = fit_on(TRAIN)
@@ -349,8 +362,8 @@ def gate_study(results: dict[str, Any], margin: float = 0.0,
     for held in langs:
         p = fit_on(tuple(x for x in langs if x != held))
         lolo[held] = {"params": p, "recovery": mean_rec(p, (held,))}
-        lolo_rows += [{"corpus": r["key"], "q": gate_q(p, r["stats"]),
-                       "recovery": recovery(r, gate_q(p, r["stats"])),
+        lolo_rows += [{"corpus": r["key"], "q": qf(p, r),
+                       "recovery": recovery(r, qf(p, r)),
                        "delta_vs_bm25": delta(p, r)}
                       for r in everything if r["language"] == held]
     # Prose is a safety corpus in every fold above, so LOLO never tests it: hold each
@@ -358,11 +371,11 @@ def gate_study(results: dict[str, Any], margin: float = 0.0,
     prose_out = {}
     for r in prose:
         p = fit_on(langs, [x for x in prose if x is not r])
-        prose_out[r["key"]] = {"params": p, "q": gate_q(p, r["stats"]),
+        prose_out[r["key"]] = {"params": p, "q": qf(p, r),
                                "delta_vs_bm25": delta(p, r)}
     per_corpus = [{"corpus": r["key"], "x": size_adjusted(r["stats"], a),
-                   "q": gate_q(shipped, r["stats"]), "oracle_q": r["oracle_q"],
-                   "recovery": recovery(r, gate_q(shipped, r["stats"])),
+                   "q": qf(shipped, r), "oracle_q": r["oracle_q"],
+                   "recovery": recovery(r, qf(shipped, r)),
                    "delta_vs_bm25": delta(shipped, r)}
                   for r in everything]
     all_fit = fit_on(langs)

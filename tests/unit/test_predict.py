@@ -119,3 +119,15 @@ def test_default_predictor_is_the_gate():
     p = predict.predict(_field(0.05), index=INDEX)
     assert p.predictor == "qidf-gate" and p.density == "types_per_token"
     assert p.q in (predictors_fitted.GATE_Q, 1.0)
+
+
+def test_gate_keeps_bm25_when_the_analyzer_splits_identifiers(capsys, monkeypatch):
+    """The probe's answer reaches the prediction, its reason and the recorded statistics."""
+    for splits, q in ((False, None), (True, 1.0)):
+        p = predict.predict_for_index(fake(StatsEngine(SMALL, splits_identifiers=splits)), INDEX)
+        styles = p.statistics["splits_identifiers"]
+        assert styles == (["camelCase", "snake_case"] if splits else [])
+        if q is not None:
+            assert p.q == q and "splits identifiers (camelCase, snake_case)" in p.reason
+        else:
+            assert "splits" not in p.reason

@@ -55,9 +55,10 @@ class StatsEngine:
         self, docs: dict[str, dict[str, Any]], *, shards: int = 1,
         deleted: dict[str, dict[str, Any]] | None = None,
         routing: dict[str, str] | None = None, mapping: dict[str, Any] | None = None,
-        painless: bool = True,
+        painless: bool = True, splits_identifiers: bool = False,
     ) -> None:
         self.docs = docs
+        self.splits_identifiers = splits_identifiers
         self.shards = shards
         self.deleted = deleted or {}
         self.routing = routing or {}
@@ -96,11 +97,18 @@ class StatsEngine:
             ("POST", f"/{INDEX}/_mtermvectors"): lambda: self._mtermvectors(body),
             ("POST", f"/{INDEX}/_termvectors"): lambda: self._lookup(body, params),
             ("GET", "/_cluster/settings"): lambda: {"defaults": {"search.max_buckets": "7"}},
+            ("POST", f"/{INDEX}/_analyze"): lambda: self._analyze(body["text"]),
         }
         handler = routes.get((method, path))
         if handler is None:
             raise AssertionError(f"unexpected request {method} {path}")
         return handler()
+
+    def _analyze(self, text: str) -> dict[str, Any]:
+        """Whitespace and lower case; with ``splits_identifiers``, also camelCase and _."""
+        if self.splits_identifiers:
+            text = re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", text)
+        return {"tokens": [{"token": t} for t in text.lower().split()]}
 
     def _stats(self) -> dict[str, Any]:
         docs = {"count": len(self.docs), "deleted": len(self.deleted)}
