@@ -131,6 +131,9 @@ def _print_stats(result: stats.IndexStats) -> None:
                 ("average field length", f.avg_field_length, "total_tokens")):
             mark = "~" if _estimated(f, key) else ""
             out.print(f"  {label:<26} {mark}{_n(value)}", markup=False)
+        if f.splits_identifiers is not None:
+            splits = ", ".join(f.splits_identifiers) or "no: identifiers stay whole"
+            out.print(f"  {'analyzer splits identifiers':<26} {splits}", markup=False)
         if f.engine is not None:
             held = f.deleted_in_statistics or 0
             out.print(f"  {'engine field statistics':<26} docCount {f.engine.doc_count:,}, "

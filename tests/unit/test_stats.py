@@ -471,6 +471,14 @@ def test_stats_human_output_names_the_predictors_density(capsys, monkeypatch):
     assert code == 0
     assert "types_per_token (h_tok)" in out and "reads h_tok = 'types_per_token'" in out
     assert "df and N count live documents" in out
+    assert "analyzer splits identifiers no: identifiers stay whole" in out
+
+
+def test_stats_report_whether_the_analyzer_splits_identifiers(capsys, monkeypatch):
+    engine = StatsEngine(SMALL, splits_identifiers=True)
+    code, out, _ = run(["stats", INDEX, "--json"], capsys, monkeypatch, engine)
+    assert code == 0
+    assert json.loads(out)["fields"][0]["splits_identifiers"] == ["camelCase", "snake_case"]
 
 
 @pytest.mark.parametrize("argv, fragment", [
