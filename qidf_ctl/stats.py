@@ -436,7 +436,13 @@ def index_stats(
         for r in results:
             r.warnings.append(f"{gone} documents were deleted while qidf read the index")
     for r in results:
-        r.splits_identifiers = split_styles(cluster, facts.index, r.field)
+        try:
+            r.splits_identifiers = split_styles(cluster, facts.index, r.field)
+        except ClusterError as exc:
+            if exc.status not in (401, 403):
+                raise
+            r.warnings.append("not allowed to call _analyze, so whether the analyzer splits "
+                              "identifiers is unknown; predictors assume it does not")
     return IndexStats(
         name=name, index=facts.index, engine=str(cluster.engine), mode=mode,
         shards=facts.shards, live_documents=facts.live_documents,

@@ -55,10 +55,10 @@ class StatsEngine:
         self, docs: dict[str, dict[str, Any]], *, shards: int = 1,
         deleted: dict[str, dict[str, Any]] | None = None,
         routing: dict[str, str] | None = None, mapping: dict[str, Any] | None = None,
-        painless: bool = True, splits_identifiers: bool = False,
+        painless: bool = True, splits_identifiers: bool | None = False,
     ) -> None:
         self.docs = docs
-        self.splits_identifiers = splits_identifiers
+        self.splits_identifiers = splits_identifiers  # None: _analyze is forbidden (403)
         self.shards = shards
         self.deleted = deleted or {}
         self.routing = routing or {}
@@ -106,6 +106,9 @@ class StatsEngine:
 
     def _analyze(self, text: str) -> dict[str, Any]:
         """Whitespace and lower case; with ``splits_identifiers``, also camelCase and _."""
+        if self.splits_identifiers is None:
+            raise ClusterError("security_exception: no permissions for [indices:admin/analyze]",
+                               status=403)
         if self.splits_identifiers:
             text = re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", text)
         return {"tokens": [{"token": t} for t in text.lower().split()]}
@@ -479,6 +482,16 @@ def test_stats_report_whether_the_analyzer_splits_identifiers(capsys, monkeypatc
     code, out, _ = run(["stats", INDEX, "--json"], capsys, monkeypatch, engine)
     assert code == 0
     assert json.loads(out)["fields"][0]["splits_identifiers"] == ["camelCase", "snake_case"]
+
+
+def test_a_forbidden_analyze_leaves_the_question_open_with_a_warning(capsys, monkeypatch):
+    engine = StatsEngine(SMALL, splits_identifiers=None)
+    code, out, _ = run(["stats", INDEX, "--json"], capsys, monkeypatch, engine)
+    field = json.loads(out)["fields"][0]
+    assert code == 0 and field["splits_identifiers"] is None
+    assert any("not allowed to call _analyze" in w for w in field["warnings"])
+    code, _, err = run(["stats", INDEX], capsys, monkeypatch, engine)
+    assert code == 0 and "warning: not allowed to call _analyze" in err
 
 
 @pytest.mark.parametrize("argv, fragment", [
