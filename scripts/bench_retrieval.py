@@ -1,16 +1,19 @@
 """The retrieval benchmark: every corpus, BM25 vs q-log, written to benchmarks/retrieval/.
 
 One command regenerates results.json and results.md (the local engine must run, see
-`qidf engine start`; the Java, Python, Ruby, PHP and JavaScript corpora are built from the
-pinned sources in benchmarks/retrieval/sources.json on first use, into .qidf/corpora/):
+`qidf engine start`; every corpus but the shipped Go one is built from the pinned sources in
+benchmarks/retrieval/sources.json on first use, into .qidf/corpora/):
 
     .venv/bin/python scripts/bench_retrieval.py
 
-Parts (``--parts``): main (every language x task, standard analyzer), scaling (Go at 1K,
-10K and full size; then "go-large", the stdlib plus the pinned Go modules, at 1K, 10K,
-100K and full size), ablation (identifier-aware analyzer), prose (man pages: the
-natural-language control), predictor (fit and leave-one-language-out). Finished tasks are
-cached in .qidf/bench/ (``--force`` reruns them); the tables are rebuilt from the cache.
+Parts (``--parts``): main (every language x task, standard analyzer: the paper's six, then
+Rust, TypeScript and Kotlin), scaling (Go at 1K, 10K and full size; then "go-large", the
+stdlib plus the pinned Go modules, at 1K, 10K, 100K and full size), ablation (each
+language's code2doc under an identifier-aware analyzer), prose (man pages and the
+documentation sets of scripts/sources_prose.py: the natural-language controls), predictor
+(the study of scripts/predictor_fit.py, from the curves). Every task also measures the
+default predictor end to end. Finished tasks are cached in .qidf/bench/ and rerun when
+their corpus changes (``--force`` reruns them anyway); the tables are rebuilt from the cache.
 """
 
 from __future__ import annotations
