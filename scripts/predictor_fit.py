@@ -128,7 +128,9 @@ def evaluate_candidates(results: dict[str, Any], langs: list[str]) -> dict[str, 
     present = sorted({r["language"] for r in rows})
     out: dict[str, Any] = {"candidates": [], "corpora": [r["key"] for r in rows + control]}
     cands = [PAPER, {"h": "none", "form": "constant"}]
-    cands += [{"h": h, "form": f} for h in H_NAMES for f in ("linear", "threshold")]
+    # Query-side densities exist only where a run measured them: candidates need every row.
+    names = [h for h in H_NAMES if all(h in r["stats"] for r in rows + control)]
+    cands += [{"h": h, "form": f} for h in names for f in ("linear", "threshold")]
     for cand in cands:
         params = cand if "c" in cand else fit(train, cand["h"], cand["form"])
         lolo_rows: list[dict[str, Any]] = []
