@@ -105,7 +105,7 @@ def _packages(language: str, log: Log) -> list[PackageDir]:
 
 # Languages beyond the paper's six, each fetched and built by scripts/sources_<name>.py,
 # whose ``pairs(log, stats)`` returns the language's pairs.
-EXTRA_LANGUAGES = ("rust", "typescript", "kotlin")
+EXTRA_LANGUAGES = ("rust", "typescript", "kotlin", "scala", "c")
 
 
 def corpus_path(language: str, log: Log) -> Path:
