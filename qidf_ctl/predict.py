@@ -187,5 +187,5 @@ def predict_for_index(
     return prediction
 
 
-# The fitted predictors (qidf-gate, the default, and qidf-fit) register themselves.
+# The fitted predictor (qidf-gate, the default) registers itself.
 from . import predictors_fitted  # noqa: E402,F401

@@ -27,9 +27,9 @@ gains more than Go's +0.08. predictor.md has the study and the rules it replaced
 qidf-gate needs N as well as a density, so it gives ``Predictor.q_of_stats``, which
 ``predict()`` hands the whole FieldStats.
 
-qidf-fit (registered): q = 1 - 13.24 * types_per_token, clipped to [0.05, 1]. Recovery 0.82
-train / 0.76 test, per-language mean 0.79 with its constant (worse-neighbour reading); loses
-0.009 on Java under the identifier analyzer (engine-measured at its q: 0.007).
+qidf-fit (q = 1 - 13.24 * types_per_token), registered until 2026-11-30, was removed: on
+the 39 corpora it loses up to 0.023 NDCG@10 (Ruby under an identifier analyzer) and 0.022 on
+prose (git man pages). predictor.md keeps its numbers.
 """
 
 from __future__ import annotations
@@ -37,16 +37,7 @@ from __future__ import annotations
 from .predict import Predictor, register
 from .stats import FieldStats
 
-FIT_DENSITY = "types_per_token"
-FIT_C = 13.24
 SOURCE = "fitted on the retrieval benchmark (benchmarks/retrieval, scripts/predictor_fit.py)"
-
-FITTED = register(Predictor(
-    name="qidf-fit", density=FIT_DENSITY, formula=f"q = 1 - {FIT_C:g} * h_types",
-    q_of=lambda h: 1.0 - FIT_C * h,
-    source=f"{SOURCE}: recovery 0.81 on held-out languages (paper's: 0.70 on the same "
-           "corpora); worst NDCG@10 change vs BM25 -0.007 (Java, identifier-aware analyzer)",
-))
 
 GATE_DENSITY = "types_per_token"
 GATE_REF_DOCS = 10_000.0
