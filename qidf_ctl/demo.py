@@ -16,6 +16,7 @@ from .cluster import Cluster
 from .corpora import RetrievalTask, code_to_doc, load_pairs, shipped_corpus
 from .evaluate import analyze_queries
 from .metrics import evaluate
+from .predict import predict_for_index
 from .progress import BarFactory, Progress, no_bar, quiet
 from .similarity import Mode, QlogParams
 
@@ -38,6 +39,7 @@ class DemoResult:
     queries: int
     rows: list[DemoRow] = field(default_factory=list)
     example: dict[str, Any] = field(default_factory=dict)
+    predicted_q: float | None = None  # the default predictor's q for this index
 
 
 def _gold_rank(hits: list[tuple[str, float]], gold: set[str]) -> int | None:
@@ -66,9 +68,17 @@ def run_demo(
     terms = analyze_queries(cluster, index, indexing.FIELD, task.queries, bar)
 
     result = DemoResult(index, len(task.corpus), len(task.queries))
+    # What `qidf apply --q auto` would install: the default predictor on this index's own
+    # statistics (no labels), shown beside the fixed values.
+    prediction = predict_for_index(cluster, index, indexing.FIELD, exact=True,
+                                   progress=progress)
+    result.predicted_q = prediction.q
     all_runs: dict[str, runs.Run] = {}
     settings: list[tuple[str, float | None]] = [("BM25 (built-in)", None)]
-    settings += [(f"q-log q={q:g}", q) for q in qs]
+    settings += [(f"q-log q={q:g}", q) for q in sorted({*qs, prediction.q}, reverse=True)
+                 if q < 1]
+    settings = [(f"{label} (qidf predict)" if (q or 1.0) == prediction.q else label, q)
+                for label, q in settings]
     try:
         for label, q in settings:
             if q is None:
