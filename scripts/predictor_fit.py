@@ -231,43 +231,6 @@ def gate_q(params: dict[str, float], stats: dict[str, float], scale: float = 1.0
     return params["q_safe"] if x < params["g0"] else params["q0"]
 
 
-def gate_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a: float,
-             q_safe: float = 1.0, margin: float = 0.0, gap_mid: bool = False) -> dict[str, float]:
-    """``margin``: every safety corpus must stay within MAX_LOSS with its x moved by
-    +-margin, so the gate cannot squeeze between two near-identical corpora. ``gap_mid``
-    (a sensitivity check, not the shipped rule): among tied gates, take the geometric middle
-    of the whole gap between the data points that bound them, instead of the candidate
-    nearest the middle of the tied candidates."""
-    xs = sorted({size_adjusted(r["stats"], a) * m for r in rec_rows + safe_rows
-                 for m in (1 - margin, 1.0, 1 + margin)})
-    gates = [0.0] + [(u + v) / 2 for u, v in itertools.pairwise(xs)] + [xs[-1] * 2]
-    scales = sorted({1 - margin, 1.0, 1 + margin})
-    scored = []
-    for g0 in gates:
-        for q0 in Q_GRID:
-            p = {"a": a, "g0": g0, "q0": float(q0), "q_safe": q_safe, "margin": margin}
-            if max(r["bm25"] - ndcg_at(r, gate_q(p, r["stats"], m))
-                   for r in safe_rows for m in scales) > MAX_LOSS:
-                continue
-            rec = float(np.mean([recovery(r, gate_q(p, r["stats"])) or 0.0 for r in rec_rows]))
-            caution = float(np.mean([gate_q(p, r["stats"]) for r in rec_rows + safe_rows]))
-            scored.append((rec, caution, p))
-    best = max(rec for rec, _, _ in scored)
-    tied = [(c, p) for rec, c, p in scored if rec >= best - 1e-9]
-    top = max(c for c, _ in tied)
-    ps = [p for c, p in tied if c >= top - 1e-12]
-    finite = sorted(p["g0"] for p in ps if p["g0"] > 0)
-    if not finite:
-        return ps[0]
-    mid = float(np.sqrt(finite[0] * finite[-1]))
-    chosen = min(ps, key=lambda p: abs(p["g0"] - mid))
-    if gap_mid:
-        lo = max(x for x in xs if x < finite[0])
-        hi = min((x for x in xs if x > finite[-1]), default=finite[-1])
-        chosen = {**chosen, "g0": float(np.sqrt(lo * hi))}
-    return chosen
-
-
 def is_prose(key: str) -> bool:
     """The natural-language controls: man pages and the corpora of scripts/sources_prose.py."""
     return key.endswith("-prose")
@@ -277,13 +240,16 @@ def main_tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r["key"].split("-", 1)[1] in ("code2doc", "doc2code")]
 
 
-def gate2_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a: float,
-              q_safes: tuple[float, ...] = (1.0,), margin: float = 0.0) -> dict[str, float]:
-    """``gate_fit`` with the level below the gate fitted too, from ``q_safes`` (q_safes =
-    (1.0,) is gate_fit itself): q = q_safe below the gate, q0 above. Same objective (mean
-    recovery on ``rec_rows``), same constraint (every safety corpus within MAX_LOSS with its
-    x moved by +-margin), same tie-breaks (most cautious: highest mean q; then the gate
-    nearest the geometric middle of the tied gates). Vectorized over q0 and q_safe."""
+def gate_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a: float,
+             q_safes: tuple[float, ...] = (1.0,), margin: float = 0.0, gap_mid: bool = False
+             ) -> dict[str, float]:
+    """Fit the gate: q = q_safe below it, q0 above; q_safe from ``q_safes`` ((1.0,):
+    qidf-gate's family, BM25 below the gate). Objective: mean recovery on ``rec_rows``.
+    Constraint: every safety corpus within MAX_LOSS with its x moved by +-``margin``, so the
+    gate cannot squeeze between two near-identical corpora. Ties go to the most cautious fit
+    (highest mean q), then to the gate nearest the geometric middle of the tied gates;
+    ``gap_mid`` (a sensitivity check, not the shipped rule) takes the geometric middle of the
+    whole gap between the data points that bound them instead. Vectorized over q0, q_safe."""
     scales = sorted({1 - margin, 1.0, 1 + margin})
     xs_all = sorted({size_adjusted(r["stats"], a) * m for r in rec_rows + safe_rows
                      for m in (1 - margin, 1.0, 1 + margin)})
@@ -325,7 +291,12 @@ def gate2_fit(rec_rows: list[dict[str, Any]], safe_rows: list[dict[str, Any]], a
     if not finite:
         return ps[0]
     mid = float(np.sqrt(finite[0] * finite[-1]))
-    return min(ps, key=lambda p: abs(p["g0"] - mid))
+    chosen = min(ps, key=lambda p: abs(p["g0"] - mid))
+    if gap_mid:
+        lo = max(x for x in xs_all if x < finite[0])
+        hi = min((x for x in xs_all if x > finite[-1]), default=finite[-1])
+        chosen = {**chosen, "g0": float(np.sqrt(lo * hi))}
+    return chosen
 
 
 def gate_study(results: dict[str, Any], margin: float = 0.0,
@@ -345,9 +316,9 @@ def gate_study(results: dict[str, Any], margin: float = 0.0,
 
     def fit_on(langs: tuple[str, ...], prose: list[dict[str, Any]] = prose
                ) -> dict[str, float]:
-        return gate2_fit([r for r in main if r["language"] in langs],
-                         [r for r in everything if r["language"] in langs
-                          and not r["splits"]] + prose, a, q_safes, margin=margin)
+        return gate_fit([r for r in main if r["language"] in langs],
+                        [r for r in everything if r["language"] in langs
+                         and not r["splits"]] + prose, a, q_safes, margin=margin)
 
     def qf(p: dict[str, float], r: dict[str, Any]) -> float:
         return 1.0 if r["splits"] else gate_q(p, r["stats"])
@@ -477,6 +448,13 @@ CORPORA_BEFORE = frozenset(
 FLOOR_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # the sweep's grid points a floor may take
 
 
+def read_at(r: dict[str, Any], q: float, x: float) -> dict[str, Any]:
+    """One corpus read at ``q`` off its sweep curve, with the statistic ``x`` that chose q."""
+    return {"corpus": r["key"], "x": x, "q": q, "oracle_q": r["oracle_q"], "bm25": r["bm25"],
+            "oracle": r["oracle"], "ndcg10": ndcg_at(r, q), "recovery": recovery(r, q),
+            "delta_vs_bm25": ndcg_at(r, q) - r["bm25"]}
+
+
 def protocol(results: dict[str, Any]) -> dict[str, Any]:
     """1. the constants shipped before on corpora they never saw; 2. the same fit procedure
     (gate + constant) on every language, leave-one-language-out over all of them and over
@@ -495,11 +473,7 @@ def protocol(results: dict[str, Any]) -> dict[str, Any]:
     mains = {id(r) for r in main_tasks(everything)}
 
     def reading(p: dict[str, float], r: dict[str, Any]) -> dict[str, Any]:
-        q = gate_q(p, r["stats"])
-        return {"corpus": r["key"], "x": size_adjusted(r["stats"], p["a"]), "q": q,
-                "oracle_q": r["oracle_q"], "bm25": r["bm25"], "oracle": r["oracle"],
-                "ndcg10": ndcg_at(r, q), "recovery": recovery(r, q),
-                "delta_vs_bm25": ndcg_at(r, q) - r["bm25"]}
+        return read_at(r, gate_q(p, r["stats"]), size_adjusted(r["stats"], p["a"]))
 
     held_out = [reading(GATE_BEFORE, r) for r in unseen]
     recs = [h["recovery"] or 0.0 for h, r in zip(held_out, unseen, strict=True)
@@ -560,10 +534,8 @@ def held_out_check(results: dict[str, Any]) -> dict[str, Any]:
     out = []
     for r in rows:
         q = 1.0 if splits_identifiers(results, r["key"]) else gate_q(GATE_NOW, r["stats"])
-        out.append({"corpus": r["key"], "x": size_adjusted(r["stats"], GATE_NOW["a"]), "q": q,
-                    "oracle_q": r["oracle_q"], "bm25": r["bm25"], "oracle": r["oracle"],
-                    "ndcg10": ndcg_at(r, q), "recovery": recovery(r, q),
-                    "delta_vs_bm25": ndcg_at(r, q) - r["bm25"], "main": id(r) in mains})
+        out.append({**read_at(r, q, size_adjusted(r["stats"], GATE_NOW["a"])),
+                    "main": id(r) in mains})
     recs = [o["recovery"] or 0.0 for o in out if o["main"]]
     return {"rule": GATE_NOW, "languages": list(HELDOUT), "corpora": out,
             "recovery": float(np.mean(recs)) if recs else None,
