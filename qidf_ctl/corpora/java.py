@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from qidf_ctl.corpora.extract import BuildStats, Candidate, build_pairs
-from qidf_ctl.corpora.packaged import PackageDir, PackagedSource, build_packaged
+from qidf_ctl.corpora.packaged import ArchiveSource, PackageDir, build_packaged
 from qidf_ctl.corpora.pairs import Pair
 from qidf_ctl.corpora.rules import first_paragraph
 from qidf_ctl.corpora.ts import block_text, leaf_tokens, parser_for, text
@@ -191,24 +191,10 @@ def build_java(src_zip: Path, stats: BuildStats | None = None) -> list[Pair]:
     return build_pairs(JavaSource(src_zip, jdk_version(src_zip)), stats)
 
 
-class JavaArchives(PackagedSource):
-    """Several zip archives of ``.java`` files (a JDK's src.zip, Maven ``-sources.jar``s),
-    one per package (``PackageDir.root`` is the archive), as ``name@version/<entry>``."""
-
-    def files(self) -> Iterator[tuple[str, bytes]]:
-        for pkg in sorted(self.packages, key=lambda p: p.name):
-            with zipfile.ZipFile(pkg.root) as zf:
-                for name in sorted(n for n in zf.namelist() if n.endswith(".java")):
-                    yield f"{pkg.name}@{pkg.version}/{name}", zf.read(name)
-
-    def skip_reason(self, relpath: str, content: bytes) -> str | None:
-        """The JDK's rules (no minified-file rule: no Java archive ships bundled code)."""
-        return java_skip_reason(relpath, content)
-
-
 def build_java_archives(packages: list[PackageDir], stats: BuildStats | None = None
                         ) -> list[Pair]:
     """Pairs from several Java source archives, deduplicated together; every pair keeps its
     archive's name (``package``), version and license. Never ship the result."""
-    source = JavaArchives(LANGUAGE, packages, (".java",), java_functions, KEYWORDS)
+    source = ArchiveSource(LANGUAGE, packages, (".java",), java_functions, KEYWORDS,
+                           skip=java_skip_reason)
     return build_packaged(source, stats)

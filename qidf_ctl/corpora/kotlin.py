@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.corpora.extract import BuildStats, Candidate
 from qidf_ctl.corpora.java import STANDARD_METHODS, javadoc_lines
-from qidf_ctl.corpora.packaged import PackageDir, PackagedSource, build_packaged
+from qidf_ctl.corpora.packaged import ArchiveSource, PackageDir, build_packaged
 from qidf_ctl.corpora.pairs import Pair
 from qidf_ctl.corpora.rules import first_paragraph
 from qidf_ctl.corpora.ts import block_text, leaf_tokens, parser_for, text
@@ -208,25 +206,10 @@ def kotlin_skip_reason(relpath: str, content: bytes) -> str | None:
     return None
 
 
-class KotlinArchives(PackagedSource):
-    """Maven ``-sources.jar`` archives of ``.kt`` files, one per package (``PackageDir.root``
-    is the jar), as ``name@version/<entry>``; the ``.java`` files some of them also ship
-    are not read."""
-
-    def files(self) -> Iterator[tuple[str, bytes]]:
-        for pkg in sorted(self.packages, key=lambda p: p.name):
-            with zipfile.ZipFile(pkg.root) as zf:
-                for name in sorted(n for n in zf.namelist() if n.endswith(EXTENSIONS)):
-                    yield f"{pkg.name}@{pkg.version}/{name}", zf.read(name)
-
-    def skip_reason(self, relpath: str, content: bytes) -> str | None:
-        """Generated sources (no minified-file rule: no source jar ships bundled code)."""
-        return kotlin_skip_reason(self.split(relpath)[1], content)
-
-
 def build_kotlin_archives(packages: list[PackageDir], stats: BuildStats | None = None
                           ) -> list[Pair]:
     """Pairs from several Kotlin source jars, deduplicated together; every pair keeps its
     jar's name (``package``), version and license."""
-    source = KotlinArchives(LANGUAGE, packages, EXTENSIONS, kotlin_functions, KEYWORDS)
+    source = ArchiveSource(LANGUAGE, packages, EXTENSIONS, kotlin_functions, KEYWORDS,
+                           skip=kotlin_skip_reason)
     return build_packaged(source, stats)

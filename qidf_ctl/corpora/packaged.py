@@ -1,4 +1,5 @@
-"""Sources made of several released packages (Debian .debs, npm tarballs) unpacked on disk.
+"""Sources made of several released packages: unpacked on disk (Debian .debs, npm tarballs)
+or zip archives (source jars).
 
 Ruby, PHP and JavaScript have no single standard library as big as Go's or Java's, so their
 corpora come from many packages. Each pair keeps its own package, version and license;
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +69,32 @@ class PackagedSource:
 
     def functions(self, relpath: str, content: bytes) -> list[Candidate]:
         return self.extract(relpath, content, self.split(relpath)[0].name)
+
+
+def _no_skip(relpath: str, content: bytes) -> str | None:
+    return None
+
+
+@dataclass
+class ArchiveSource(PackagedSource):
+    """Zip archives of sources (a JDK's src.zip, Maven ``-sources.jar``s), one per package
+    (``PackageDir.root`` is the archive), entries named ``name@version/<entry>``.
+
+    Only entries with one of ``extensions`` are read (source jars of Kotlin or Scala
+    libraries often ship ``.java`` files too). ``skip`` sees the path inside the archive;
+    there is no minified-file rule, as no source archive ships bundled code.
+    """
+
+    skip: Callable[[str, bytes], str | None] = _no_skip
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        for pkg in sorted(self.packages, key=lambda p: p.name):
+            with zipfile.ZipFile(pkg.root) as zf:
+                for name in sorted(n for n in zf.namelist() if n.endswith(self.extensions)):
+                    yield f"{pkg.name}@{pkg.version}/{name}", zf.read(name)
+
+    def skip_reason(self, relpath: str, content: bytes) -> str | None:
+        return self.skip(self.split(relpath)[1], content)
 
 
 def build_packaged(source: PackagedSource, stats: BuildStats | None = None) -> list[Pair]:

@@ -20,15 +20,13 @@ the end of the previous sibling), and a function's code ends at its last non-com
 from __future__ import annotations
 
 import re
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.corpora.extract import BuildStats, Candidate
 from qidf_ctl.corpora.java import STANDARD_METHODS as JAVA_STANDARD_METHODS
 from qidf_ctl.corpora.java import javadoc_lines
-from qidf_ctl.corpora.packaged import PackageDir, PackagedSource, build_packaged
+from qidf_ctl.corpora.packaged import ArchiveSource, PackageDir, build_packaged
 from qidf_ctl.corpora.pairs import Pair
 from qidf_ctl.corpora.rules import first_paragraph
 from qidf_ctl.corpora.ts import block_text, leaf_tokens, parser_for, text
@@ -216,25 +214,10 @@ def scala_skip_reason(relpath: str, content: bytes) -> str | None:
     return None
 
 
-class ScalaArchives(PackagedSource):
-    """Maven ``-sources.jar`` archives of ``.scala`` files, one per package
-    (``PackageDir.root`` is the jar), as ``name@version/<entry>``; the ``.java`` files some
-    of them also ship are not read."""
-
-    def files(self) -> Iterator[tuple[str, bytes]]:
-        for pkg in sorted(self.packages, key=lambda p: p.name):
-            with zipfile.ZipFile(pkg.root) as zf:
-                for name in sorted(n for n in zf.namelist() if n.endswith(EXTENSIONS)):
-                    yield f"{pkg.name}@{pkg.version}/{name}", zf.read(name)
-
-    def skip_reason(self, relpath: str, content: bytes) -> str | None:
-        """Generated sources (no minified-file rule: no source jar ships bundled code)."""
-        return scala_skip_reason(self.split(relpath)[1], content)
-
-
 def build_scala_archives(packages: list[PackageDir], stats: BuildStats | None = None
                          ) -> list[Pair]:
     """Pairs from several Scala source jars, deduplicated together; every pair keeps its
     jar's name (``package``), version and license."""
-    source = ScalaArchives(LANGUAGE, packages, EXTENSIONS, scala_functions, KEYWORDS)
+    source = ArchiveSource(LANGUAGE, packages, EXTENSIONS, scala_functions, KEYWORDS,
+                           skip=scala_skip_reason)
     return build_packaged(source, stats)
