@@ -113,6 +113,17 @@ FAMILIES = (("refit", "gate + constant (the written protocol's family)"),
             ("floor_analyzer", "analyzer rule + gate + fitted floor (exploratory)"))
 
 
+def _readings(rows: list[dict[str, Any]]) -> list[str]:
+    """A table of corpora read at a rule's q (predictor_fit.read_at)."""
+    out = ["| corpus | x | q | oracle q | BM25 | at q | oracle | recovery | change vs BM25 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['corpus']} | {r['x']:.4f} | {r['q']:g} | {r['oracle_q']:g} | "
+                   f"{r['bm25']:.4f} | {r['ndcg10']:.4f} | {r['oracle']:.4f} | "
+                   f"{_f(r['recovery'], 2)} | {r['delta_vs_bm25']:+.4f} |")
+    return out
+
+
 def _protocol(proto: dict[str, Any]) -> list[str]:
     """predictor.md's written protocol: the earlier constants on unseen corpora, then LOLO
     of each rule family over every language."""
@@ -122,12 +133,7 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
            f"qidf-gate as shipped before: x = h_types (N/10,000)^{g['a']:g}; q = 1 if x < "
            f"{g['g0']:g}, else {g['q0']:g}. Read off the engine's sweep curves (q is always a "
            "grid point). None of these corpora existed when those constants were fixed.", "",
-           "| corpus | x | q | oracle q | BM25 | at q | oracle | recovery | change vs BM25 |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for r in oos["corpora"]:
-        out.append(f"| {r['corpus']} | {r['x']:.4f} | {r['q']:g} | {r['oracle_q']:g} | "
-                   f"{r['bm25']:.4f} | {r['ndcg10']:.4f} | {r['oracle']:.4f} | "
-                   f"{_f(r['recovery'], 2)} | {r['delta_vs_bm25']:+.4f} |")
+           *_readings(oos["corpora"])]
     out += ["", f"Mean recovery on the new languages' tasks: "
             f"{_f(oos['recovery_new_languages'], 2)}; worst change against BM25 on a new "
             f"corpus: {_f(oos['worst_delta'])}.", "",
@@ -152,13 +158,7 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
         g = held["rule"]
         out += ["", "## The shipped predictor on languages measured after it was fitted", "",
                 f"q = 1 if the analyzer splits identifiers, else q = 1 if x < {g['g0']:g}, "
-                f"else {g['q0']:g}; no refit.", "",
-                "| corpus | x | q | oracle q | BM25 | at q | oracle | recovery | change vs BM25 |",
-                "|---|---|---|---|---|---|---|---|---|"]
-        for r in held["corpora"]:
-            out.append(f"| {r['corpus']} | {r['x']:.4f} | {r['q']:g} | {r['oracle_q']:g} | "
-                       f"{r['bm25']:.4f} | {r['ndcg10']:.4f} | {r['oracle']:.4f} | "
-                       f"{_f(r['recovery'], 2)} | {r['delta_vs_bm25']:+.4f} |")
+                f"else {g['q0']:g}; no refit.", "", *_readings(held["corpora"])]
         out += ["", f"Mean recovery on the main tasks: {_f(held['recovery'], 2)}; worst change "
                 f"against BM25: {_f(held['worst_delta'])}."]
     return out
