@@ -129,6 +129,7 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
     of each rule family over every language."""
     g = proto["before"]
     oos = proto["out_of_sample"]
+    langs = proto["refit"]["languages"]  # results.json sorts keys: keep the study's order
     out = ["", "## The predictor shipped before, on corpora it never saw", "",
            f"qidf-gate as shipped before: x = h_types (N/10,000)^{g['a']:g}; q = 1 if x < "
            f"{g['g0']:g}, else {g['q0']:g}. Read off the engine's sweep curves (q is always a "
@@ -141,14 +142,14 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
             "Each rule refitted without the held-out language (and its identifier-analyzer "
             "and scaling variants), 10% margin on the gate, every prose control a safety "
             "corpus in every fold; recovery over the held-out language's two main tasks.", "",
-            "| family | " + " | ".join(proto["refit"]["lolo"]) + " | mean (all) | mean (paper's "
+            "| family | " + " | ".join(langs) + " | mean (all) | mean (paper's "
             "six) | worst change in a fold | fitted on all: gate, q, floor |",
-            "|---|" + "---|" * (len(proto["refit"]["lolo"]) + 4)]
+            "|---|" + "---|" * (len(langs) + 4)]
     for key, name in FAMILIES:
         fam = proto.get(key)
         if not fam:
             continue
-        cells = " | ".join(f"{v['recovery']:.2f}" for v in fam["lolo"].values())
+        cells = " | ".join(f"{fam['lolo'][lang]['recovery']:.2f}" for lang in langs)
         p = fam["all_languages"]["params"]
         out.append(f"| {name} | {cells} | **{fam['lolo_recovery_all']:.3f}** | "
                    f"{_f(fam['lolo_recovery_paper6'], 3)} | {fam['lolo_worst_delta']:+.4f} | "
