@@ -45,7 +45,9 @@ class Predictor:
     source: str
     # Predictors that need more than one density (e.g. the corpus size) read the whole stats.
     q_of_stats: Callable[[stats.FieldStats], float] | None = None
-    reads_analyzer: bool = False  # keeps BM25 when the field's analyzer splits identifiers
+    # A predictor that decides on more than the density says why itself (None: the default
+    # reason, from the density and q).
+    explain: Callable[[stats.FieldStats, float], str | None] | None = None
 
 
 PREDICTORS: dict[str, Predictor] = {}
@@ -137,11 +139,7 @@ def predict(
         raise QidfError(f"field {field_stats.field!r} has no tokens: no density to predict from")
     q_formula = p.q_of_stats(field_stats) if p.q_of_stats else p.q_of(h)
     q = round(min(Q_MAX, max(Q_MIN, q_formula)), 2)
-    why = reason(h, q, q_formula)
-    if p.reads_analyzer and field_stats.splits_identifiers:
-        why = (f"the analyzer already splits identifiers "
-               f"({', '.join(field_stats.splits_identifiers)}) -> q {q:.2f}: rare identifiers "
-               "are no longer one-off tokens, BM25 stays")
+    why = (p.explain(field_stats, q) if p.explain else None) or reason(h, q, q_formula)
     summary = field_stats.as_dict()
     kept = ("mode", "documents", "vocabulary", "total_tokens", "avg_field_length",
             "densities", "intervals", "sampled_documents", "engine_densities",

@@ -65,6 +65,15 @@ def q_gate_of_stats(field_stats: FieldStats) -> float:
     return q_gate(field_stats.densities[GATE_DENSITY], field_stats.documents)
 
 
+def explain_gate(field_stats: FieldStats, q: float) -> str | None:
+    """The analyzer, not the density, decided: say so."""
+    if not field_stats.splits_identifiers:
+        return None
+    return (f"the analyzer already splits identifiers "
+            f"({', '.join(field_stats.splits_identifiers)}) -> q {q:.2f}: rare identifiers "
+            "are no longer one-off tokens, BM25 stays")
+
+
 GATED = register(Predictor(
     name="qidf-gate", density=GATE_DENSITY,
     formula=(f"q = {GATE_Q_SAFE:g} if the analyzer splits identifiers; else "
@@ -75,5 +84,5 @@ GATED = register(Predictor(
            "Python/PHP/JavaScript when fitted on Go/Java/Ruby; never below BM25 on the 39 "
            "benchmark corpora",
     q_of_stats=q_gate_of_stats,
-    reads_analyzer=True,
+    explain=explain_gate,
 ))
