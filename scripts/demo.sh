@@ -3,5 +3,5 @@
 #   ./scripts/demo.sh            (extra arguments go to `qidf demo`, e.g. --queries 1000)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python eval
+bootstrap_python ""
 exec "$QIDF_VENV/bin/qidf" demo "$@"

@@ -4,11 +4,11 @@
 #   ./scripts/test.sh            (extra arguments go to pytest, e.g. -k parity)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python eval,dev,corpus
+bootstrap_python elasticsearch,plot,dev research
 cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/ruff" check .
-"$QIDF_VENV/bin/mypy" qidf_ctl
+"$QIDF_VENV/bin/mypy" qidf_ctl research/qidf_research
 echo "== Java plugin: unit tests and build (OpenSearch ${QIDF_ENGINE_VERSION:-2.19.6})" >&2
 QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh "${QIDF_ENGINE_VERSION:-2.19.6}" | tail -n 1)"
 export QIDF_PLUGIN_ZIP

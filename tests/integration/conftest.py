@@ -1,7 +1,7 @@
 """Fixtures for tests against a real OpenSearch node.
 
 ``QIDF_TEST_URL`` points at a running engine; without it the session starts the project's
-own local engine (``qidf_ctl.local_engine``) on port 9250 and stops it afterwards.
+own local engine (``qidf_ctl.engine``) on port 9250 and stops it afterwards.
 """
 
 from __future__ import annotations
@@ -10,10 +10,14 @@ import os
 from pathlib import Path
 
 import pytest
+from qidf_research.corpora import RetrievalTask
 
-from qidf_ctl import demo, indexing, local_engine, plugin
+from qidf_ctl import demo
 from qidf_ctl.cluster import Cluster, ConnectionSettings
-from qidf_ctl.corpora import RetrievalTask
+from qidf_ctl.engine import plugin
+from qidf_ctl.engine import process as local_engine
+from qidf_ctl.engine.config import EngineConfig
+from qidf_ctl.evaluation import indexing
 
 TEST_PORT = int(os.environ.get("QIDF_TEST_PORT", "9250"))
 PARITY_INDEX = "qidf-it-parity"
@@ -25,7 +29,7 @@ def engine_url():
     if url:
         yield url
         return
-    cfg = local_engine.EngineConfig.from_env(port=TEST_PORT)
+    cfg = EngineConfig.from_env(port=TEST_PORT)
     plugin_zip = os.environ.get("QIDF_PLUGIN_ZIP")
     if plugin_zip:  # scripts/test.sh builds it; installing restarts the node with it
         info = {**plugin.install_local(cfg, Path(plugin_zip)), "already_running": False}

@@ -5,10 +5,12 @@ the default predictor then keeps BM25 whatever the field's density."""
 from __future__ import annotations
 
 import pytest
+from qidf_research import pipeline as benchmark
+from qidf_research.corpora import load_pairs, shipped_corpus
 
-from qidf_ctl import benchmark, indexing, predict
-from qidf_ctl.analyzer_probe import split_styles
-from qidf_ctl.corpora import load_pairs, shipped_corpus
+from qidf_ctl import predictors as predict
+from qidf_ctl.evaluation import indexing
+from qidf_ctl.stats.analyzer_probe import split_styles
 
 pytestmark = pytest.mark.integration
 

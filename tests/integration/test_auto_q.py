@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from qidf_ctl import install, predict
+from qidf_ctl import install
+from qidf_ctl import predictors as predict
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from qidf_ctl import indexing
+from qidf_ctl.evaluation import indexing
 
 pytestmark = pytest.mark.integration
 INDEX = "qidf-it-bad"

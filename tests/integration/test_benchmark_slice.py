@@ -8,9 +8,12 @@ import json
 import sys
 
 import pytest
+from qidf_research import pipeline as benchmark
+from qidf_research.corpora import code_to_doc, load_pairs, shipped_corpus
 
-from qidf_ctl import benchmark, cli, evaluate, install, predictors_fitted
-from qidf_ctl.corpora import code_to_doc, load_pairs, shipped_corpus
+from qidf_ctl import cli, install, stats
+from qidf_ctl.evaluation import files
+from qidf_ctl.predictors import gate as predictors_fitted
 
 pytestmark = pytest.mark.integration
 INDEX = "qidf-bench-it-go3k"
@@ -68,8 +71,8 @@ def _cli(argv, capsys, monkeypatch):
 
 def test_cli_eval_baseline_and_sweep(result, task, engine_url, tmp_path, capsys, monkeypatch):
     qf, rf = tmp_path / "q.jsonl", tmp_path / "qrels.trec"
-    evaluate.write_queries(task.queries, qf)
-    evaluate.write_qrels(task.qrels, rf)
+    files.write_queries(task.queries, qf)
+    files.write_qrels(task.qrels, rf)
     common = ["--queries", str(qf), "--qrels", str(rf), "--url", engine_url, "--json"]
     bm25 = json.loads(_cli(["eval", INDEX, *common, "--run-out", str(tmp_path / "bm25.run")],
                            capsys, monkeypatch))
@@ -88,3 +91,11 @@ def test_cli_eval_baseline_and_sweep(result, task, engine_url, tmp_path, capsys,
     sw = json.loads(_cli(["sweep", INDEX, *common, "--grid", "0.05,1", "--plot", str(png)],
                          capsys, monkeypatch))
     assert sw["oracle_q"] == 0.05 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_benchmark_densities_are_the_products(cluster, result):
+    """The benchmark's df = 1 densities are the product's, by definition and in value."""
+    exact = stats.index_stats(cluster, INDEX, exact=True).fields[0]
+    assert set(benchmark.PRODUCT_DENSITIES.values()) <= set(stats.DENSITIES)
+    for name, key in benchmark.PRODUCT_DENSITIES.items():
+        assert result.stats[name] == pytest.approx(exact.densities[key], rel=1e-12)

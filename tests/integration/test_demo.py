@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from qidf_ctl import demo, install, predictors_fitted
+from qidf_ctl import demo, install
+from qidf_ctl.predictors import gate as predictors_fitted
 
 pytestmark = pytest.mark.integration
 INDEX = "qidf-it-demo"

@@ -13,9 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from qidf_ctl import indexing, install, local_engine, plugin, queries, runs
+from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, ConnectionSettings
+from qidf_ctl.engine import plugin
+from qidf_ctl.engine import process as local_engine
+from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.errors import QidfError
+from qidf_ctl.evaluation import indexing, queries, runs
 from qidf_ctl.similarity import Mode, QlogParams
 
 from .test_parity import _same_ranking
@@ -30,7 +34,7 @@ def es_cluster():
     zip_path = os.environ.get("QIDF_ES_PLUGIN_ZIP")
     if not zip_path:
         pytest.skip("QIDF_ES_PLUGIN_ZIP not set (scripts/test.sh builds the Elasticsearch plugin)")
-    cfg = local_engine.EngineConfig.from_env(distribution="elasticsearch", port=ES_PORT)
+    cfg = EngineConfig.from_env(distribution="elasticsearch", port=ES_PORT)
     info = plugin.install_local(cfg, Path(zip_path))
     try:
         yield Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
@@ -52,7 +56,7 @@ def _settings(cluster):
 def test_detects_elasticsearch(es_cluster):
     assert es_cluster.engine.distribution == "elasticsearch"
     assert es_cluster.engine.default_is_legacy_bm25
-    assert plugin.presence(es_cluster).everywhere
+    assert install.presence(es_cluster).everywhere
 
 
 def test_plugin_q1_equals_elasticsearch_default(es_cluster, es_index, go_task):
@@ -83,7 +87,7 @@ def test_painless_missing_fails_before_touching_the_index(es_cluster, es_index):
 
 def test_plugin_apply_show_revert(es_cluster, es_index):
     before = _settings(es_cluster)
-    mode, reason = plugin.choose_mode(es_cluster, "auto")
+    mode, reason = install.choose_mode(es_cluster, "auto")
     assert mode is Mode.PLUGIN, reason
     install.apply(es_cluster, es_index, QlogParams(0.3), mode=mode)
     shown = install.show(es_cluster, es_index)

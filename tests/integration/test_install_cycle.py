@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from qidf_ctl import indexing, install
+from qidf_ctl import install
+from qidf_ctl.evaluation import indexing
 from qidf_ctl.similarity import QlogParams
 
 pytestmark = pytest.mark.integration

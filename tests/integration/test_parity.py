@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from qidf_ctl import indexing, install, queries, runs
-from qidf_ctl.qlog import idf
+from qidf_ctl import install
+from qidf_ctl.evaluation import indexing, queries, runs
+from qidf_ctl.formula import idf
 from qidf_ctl.similarity import QlogParams
 
 pytestmark = pytest.mark.integration

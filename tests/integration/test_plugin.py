@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from qidf_ctl import indexing, install, plugin, queries, runs
+from qidf_ctl import install
+from qidf_ctl.evaluation import indexing, queries, runs
 from qidf_ctl.similarity import Mode, QlogParams
 
 from .test_parity import _same_ranking
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def plugin_ready(cluster):
-    if not plugin.presence(cluster).everywhere:
+    if not install.presence(cluster).everywhere:
         if os.environ.get("QIDF_PLUGIN_ZIP"):
             pytest.fail("QIDF_PLUGIN_ZIP was set but the plugin is not on the node")
         pytest.skip("the plugin is not installed (scripts/test.sh builds and installs it)")

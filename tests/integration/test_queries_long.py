@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from qidf_ctl import queries
 from qidf_ctl.errors import ClusterError
+from qidf_ctl.evaluation import queries
 
 pytestmark = pytest.mark.integration
 INDEX = "qidf-it-long-query"

@@ -45,7 +45,7 @@ def test_usage_errors_are_one_line(capsys, monkeypatch):
 
 def test_missing_index_is_one_line(engine, capsys, monkeypatch):
     code, _, err = run(["apply", "nosuch", "--q", "0.3"], capsys, monkeypatch)
-    assert code == 1 and err.count("\n") == 1 and "not found" in err
+    assert code == 5 and err.count("\n") == 1 and "not found" in err
 
 
 def test_apply_json_is_one_object(engine, capsys, monkeypatch):
@@ -71,7 +71,7 @@ def test_credentials_never_printed(capsys, monkeypatch):
         ["show", "code", "--url", "http://127.0.0.1:1", "--api-key", secret],
     ):
         code, out, err = run(argv, capsys, monkeypatch)
-        assert code == 1
+        assert code == 7
         assert secret not in out + err
         assert "cannot reach http://127.0.0.1:1" in err
 

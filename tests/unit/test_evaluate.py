@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from qidf_ctl import evaluate, runs, tokens
 from qidf_ctl.errors import UsageError
-from qidf_ctl.metrics import recall_at_token_budget
+from qidf_ctl.evaluation import evaluate, files, runs, tokens
+from qidf_ctl.evaluation.metrics import recall_at_token_budget
 
 QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
 
@@ -80,36 +80,36 @@ def test_bootstrap_counts_a_query_missing_from_one_side_as_zero():
 
 def test_query_files_jsonl_and_tsv(tmp_path):
     j = tmp_path / "q.jsonl"
-    evaluate.write_queries({"a": "func f() {\n\treturn\n}", "b": "x"}, j)
-    assert evaluate.read_queries(j) == {"a": "func f() {\n\treturn\n}", "b": "x"}
+    files.write_queries({"a": "func f() {\n\treturn\n}", "b": "x"}, j)
+    assert files.read_queries(j) == {"a": "func f() {\n\treturn\n}", "b": "x"}
     t = tmp_path / "q.tsv"
     t.write_text("1\thello world\n2\tfoo\n")
-    assert evaluate.read_queries(t) == {"1": "hello world", "2": "foo"}
+    assert files.read_queries(t) == {"1": "hello world", "2": "foo"}
     t.write_text("1 no tab\n")
     with pytest.raises(UsageError, match=r"q\.tsv:1"):
-        evaluate.read_queries(t)
+        files.read_queries(t)
 
 
 def test_qrels_trec_and_beir(tmp_path):
     trec = tmp_path / "r.trec"
-    evaluate.write_qrels({"q1": {"d1": 1, "d2": 0}}, trec)
-    assert evaluate.read_qrels(trec) == {"q1": {"d1": 1, "d2": 0}}
+    files.write_qrels({"q1": {"d1": 1, "d2": 0}}, trec)
+    assert files.read_qrels(trec) == {"q1": {"d1": 1, "d2": 0}}
     beir = tmp_path / "r.tsv"
     beir.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
-    assert evaluate.read_qrels(beir) == {"q1": {"d1": 1}}
+    assert files.read_qrels(beir) == {"q1": {"d1": 1}}
     beir.write_text("q1 d1\n")
     with pytest.raises(UsageError, match="2 fields"):
-        evaluate.read_qrels(beir)
+        files.read_qrels(beir)
 
 
 def test_sample_queries_is_seeded_and_keeps_judged_only():
     qs = {f"q{i}": "t" for i in range(10)} | {"unjudged": "t"}
     rel = {f"q{i}": {"d": 1} for i in range(10)}
-    a, ra = evaluate.sample_queries(qs, rel, 4, seed=5)
+    a, ra = files.sample_queries(qs, rel, 4, seed=5)
     assert len(a) == 4 and set(a) == set(ra) and "unjudged" not in a
-    assert a == evaluate.sample_queries(qs, rel, 4, seed=5)[0]
+    assert a == files.sample_queries(qs, rel, 4, seed=5)[0]
     with pytest.raises(UsageError, match="no query id"):
-        evaluate.sample_queries({"x": "t"}, rel, None)
+        files.sample_queries({"x": "t"}, rel, None)
 
 
 def test_trec_run_round_trip(tmp_path):

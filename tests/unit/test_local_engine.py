@@ -8,7 +8,9 @@ import stat
 
 import pytest
 
-from qidf_ctl import artifacts, local_engine
+from qidf_ctl.engine import artifacts, java
+from qidf_ctl.engine import process as local_engine
+from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.errors import EngineError
 
 
@@ -16,7 +18,7 @@ from qidf_ctl.errors import EngineError
 def cfg(tmp_path, monkeypatch):
     monkeypatch.setenv("QIDF_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return local_engine.EngineConfig.from_env(port=9299)
+    return EngineConfig.from_env(port=9299)
 
 
 def test_port_taken_is_refused(cfg):
@@ -37,18 +39,18 @@ def test_bad_settings(monkeypatch, env, match):
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     with pytest.raises(EngineError, match=match):
-        local_engine.EngineConfig.from_env()
+        EngineConfig.from_env()
 
 
 def test_java_missing(monkeypatch, tmp_path):
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nojava"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(local_engine, "Path", _NoJvmPath)
+    monkeypatch.setattr(java, "Path", _NoJvmPath)
     with pytest.raises(EngineError, match="no Java 17"):
-        local_engine.find_java("2.19.6", explicit=str(tmp_path / "nothing"))
+        java.find_java("2.19.6", explicit=str(tmp_path / "nothing"))
 
 
-class _NoJvmPath(type(local_engine.Path())):  # type: ignore[misc]
+class _NoJvmPath(type(java.Path())):  # type: ignore[misc]
     """A Path whose /usr/lib/jvm does not exist."""
 
     def is_dir(self) -> bool:

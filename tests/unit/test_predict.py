@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from qidf_ctl import predict, predictors_fitted, stats
+from qidf_ctl import predictors as predict
+from qidf_ctl import stats
 from qidf_ctl.errors import QidfError, UsageError
+from qidf_ctl.predictors import gate as predictors_fitted
 
 from .test_stats import INDEX, SMALL, StatsEngine, fake, run
 

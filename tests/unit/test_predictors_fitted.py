@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from qidf_ctl import predict, predictors_fitted
-from qidf_ctl.predictors_fitted import q_gate, size_adjusted
+from qidf_ctl import predictors as predict
+from qidf_ctl.predictors import gate as predictors_fitted
+from qidf_ctl.predictors.gate import q_gate, size_adjusted
 
 
 def test_registered_beside_the_paper():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qidf_ctl.qlog import IdfForm, InvalidParameter, idf, ln_q, validate_q
+from qidf_ctl.formula import IdfForm, InvalidParameter, idf, ln_q, validate_q
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[1] / "vectors" / "qlog_idf.json").read_text()

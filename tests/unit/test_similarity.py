@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qidf_ctl.qlog import InvalidParameter
+from qidf_ctl.formula import InvalidParameter
 from qidf_ctl.similarity import Mode, QlogParams, flatten, parse, render
 
 

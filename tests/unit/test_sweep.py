@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from qidf_ctl import install, runs
-from qidf_ctl import sweep as sweep_lib
+from qidf_ctl import install
+from qidf_ctl.cluster import FieldInfo, IndexDescription
 from qidf_ctl.errors import ClusterError, UsageError
+from qidf_ctl.evaluation import runs
+from qidf_ctl.evaluation import sweep as sweep_lib
+from qidf_ctl.evaluation.plot import plot
+from qidf_ctl.evaluation.sweep import SweepPoint, oracle, parse_grid
 from qidf_ctl.similarity import Installed, Mode, QlogParams
-from qidf_ctl.sweep import SweepPoint, oracle, parse_grid
 
 
 def test_parse_grid_list_and_range():
@@ -40,9 +43,14 @@ def fake(monkeypatch):
     """Stand-ins for the cluster calls: each q's run puts the gold doc at rank round(1/q)."""
     st = _State(Installed("builtin"))
 
+    class State(install.SimilarityState):
+        @property
+        def installed(self) -> Installed:
+            return st.before
+
     def read_state(cluster, name):
-        sim = {}
-        return install.IndexState(name, "open", sim, {}, {}, ["text"])
+        text = FieldInfo("text", "text", "text")
+        return State(IndexDescription(name, name, "open", {}, {}, {"text": text}))
 
     def apply(cluster, name, params, mode=Mode.SCRIPT, **_):
         st.installed = params.q
@@ -64,7 +72,6 @@ def fake(monkeypatch):
     monkeypatch.setattr(install, "apply", apply)
     monkeypatch.setattr(install, "revert", revert)
     monkeypatch.setattr(install, "show", lambda c, n: {"similarity": "built-in BM25"})
-    monkeypatch.setattr(sweep_lib, "parse", lambda sim: st.before)
     monkeypatch.setattr(runs, "search_run", search_run)
     return st
 
@@ -100,5 +107,5 @@ def test_plot_writes_a_png(tmp_path):
     res = sweep_lib.SweepResult("idx", "text", 1, "BM25", 0.4,
                                 [SweepPoint(0.1, 0.6, 0.5), SweepPoint(1.0, 0.4, 0.3)],
                                 0.1, 0.6, 1.0)
-    out = sweep_lib.plot(res, tmp_path / "s.png")
+    out = plot(res, tmp_path / "s.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

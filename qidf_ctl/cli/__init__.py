@@ -1,0 +1,9 @@
+"""The ``qidf`` command line: thin typer commands over the library, one module per group.
+
+Importing this package registers every command on ``app``; ``main`` is the entry point.
+"""
+
+from qidf_ctl.cli import demo, engine, evaluation, plugin, similarity, stats  # noqa: F401
+from qidf_ctl.cli.app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,62 @@
+"""The one place where library errors become CLI output: one ``error:`` line on stderr (or
+one JSON object with ``--json``) and a documented exit code, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+
+from qidf_ctl.cli.output import emit_json, err
+from qidf_ctl.cluster import redact
+from qidf_ctl.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QidfError
+from qidf_ctl.formula import InvalidParameter
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEBUG_ENV = "QIDF_DEBUG"  # set to 1 to see the traceback of an unexpected error
+
+
+def wants_json() -> bool:
+    """Whether the command line asked for JSON (errors then come as JSON too)."""
+    return "--json" in sys.argv[1:]
+
+
+def report_error(message: str, code: int, kind: str = "error") -> None:
+    """One line on stderr; with --json, also one JSON object on stdout for CI."""
+    message = redact(" ".join(message.split()))  # one line, whatever the message held
+    if wants_json():
+        emit_json({"error": {"message": message, "exit_code": code, "kind": kind}})
+    err.print(f"error: {message}", markup=False)
+
+
+def one_line_errors(func: F) -> F:
+    """Turn every exception into one clear line and an exit code, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except InvalidParameter as exc:
+            report_error(str(exc), EXIT_USAGE, "usage")
+            raise typer.Exit(EXIT_USAGE) from None
+        except QidfError as exc:
+            report_error(str(exc), exc.exit_code, type(exc).__name__)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:  # a bug: still one line, the traceback on request
+            if os.environ.get(DEBUG_ENV):
+                raise
+            report_error(f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report "
+                         f"it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+            raise typer.Exit(EXIT_FAILED) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,124 @@
+"""``qidf engine fetch | start | stop | status``: the local node, no Docker needed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from qidf_ctl.cli.app import app
+from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.options import Json
+from qidf_ctl.cli.output import emit_json, out, step_status
+from qidf_ctl.engine import assemble, process
+from qidf_ctl.engine.config import (
+    DEFAULT_ES_VERSION,
+    DEFAULT_HEAP,
+    DEFAULT_PORT,
+    DEFAULT_VERSION,
+    ENV_ENGINE,
+    ENV_HEAP,
+    ENV_JAVA_HOME,
+    ENV_PORT,
+    EngineConfig,
+)
+from qidf_ctl.errors import EXIT_DRIFT
+
+engine_app = typer.Typer(help="Run a local OpenSearch (or Elasticsearch) node on 127.0.0.1, "
+                         "no Docker needed.", no_args_is_help=True)
+app.add_typer(engine_app, name="engine")
+
+Port = Annotated[int | None, typer.Option(
+    "--port", envvar=ENV_PORT, show_envvar=True, help=f"HTTP port (default {DEFAULT_PORT}).")]
+Engine = Annotated[str | None, typer.Option(
+    "--engine", envvar=ENV_ENGINE, show_envvar=True,
+    help=f"Engine and version: opensearch-VERSION (default opensearch-{DEFAULT_VERSION}, with "
+    f"Painless) or elasticsearch-VERSION (elasticsearch = {DEFAULT_ES_VERSION}; its Maven "
+    "Central distribution has no Painless: native plugin only).")]
+
+
+def config(engine: str | None, port: int | None, **more: object) -> EngineConfig:
+    return EngineConfig.from_env(engine, port=port, **more)
+
+
+@engine_app.command("fetch")
+@one_line_errors
+def engine_fetch(engine: Engine = None, json_out: Json = False) -> None:
+    """Download (once, through Maven) and assemble the engine without starting it.
+
+    Example: qidf engine fetch --engine opensearch-2.19.6 --json
+    """
+    cfg = config(engine, None)
+    with step_status(quiet=json_out) as progress:
+        dist = assemble(cfg, progress)
+    if json_out:
+        emit_json({"dist": str(dist), "engine": cfg.spelling, "version": cfg.version,
+                   "distribution": cfg.distribution})
+        return
+    out.print(str(dist), markup=False)
+
+
+@engine_app.command("start")
+@one_line_errors
+def engine_start(
+    port: Port = None,
+    engine: Engine = None,
+    heap: Annotated[str | None, typer.Option(
+        envvar=ENV_HEAP, show_envvar=True, help=f"JVM heap (default {DEFAULT_HEAP}).")] = None,
+    java_home: Annotated[str | None, typer.Option(
+        envvar=ENV_JAVA_HOME, show_envvar=True, help="JDK to run it (found when not given).")]
+    = None,
+    json_out: Json = False,
+) -> None:
+    """Download (once), assemble and start a local node on 127.0.0.1.
+
+    Example: qidf engine start --port 9200 --heap 1g
+    """
+    cfg = config(engine, port, heap=heap, java_home=java_home)
+    with step_status(quiet=json_out) as progress:
+        info = process.start(cfg, progress)
+    if json_out:
+        emit_json(info)
+        return
+    verb = "already running" if info["already_running"] else "started"
+    out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
+              f"(health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+
+
+@engine_app.command("stop")
+@one_line_errors
+def engine_stop(port: Port = None, engine: Engine = None, json_out: Json = False) -> None:
+    """Stop the local node started by `qidf engine start` (and nothing else).
+
+    Example: qidf engine stop
+    """
+    cfg = config(engine, port)
+    stopped = process.stop(cfg)
+    if json_out:
+        emit_json({"stopped": stopped, "url": cfg.url})
+        return
+    out.print(f"stopped the node at {cfg.url}" if stopped else f"no qidf node runs at {cfg.url}",
+              markup=False)
+
+
+@engine_app.command("status")
+@one_line_errors
+def engine_status(port: Port = None, engine: Engine = None, json_out: Json = False) -> None:
+    """Say whether the local node runs, where, and where its data and logs are (exit 3 when
+    it does not run).
+
+    Example: qidf engine status --json
+    """
+    cfg = config(engine, port)
+    info = process.status(cfg)
+    if json_out:
+        emit_json(info)
+    elif info["running"]:
+        out.print(f"running: {cfg.flavor.title} {info['version']} at {info['url']} "
+                  f"(pid {info['pid']}, "
+                  f"health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+    else:
+        out.print(f"not running (would use {info['url']}; folder {info['node_dir']})",
+                  markup=False)
+    if not info["running"]:
+        raise typer.Exit(EXIT_DRIFT)

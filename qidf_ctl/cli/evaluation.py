@@ -1,0 +1,140 @@
+"""``qidf eval`` and ``qidf sweep``: retrieval quality on a live index."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from qidf_ctl.cli.app import app
+from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
+from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.evaluation import evaluate, files, runs
+from qidf_ctl.evaluation import sweep as sweep_lib
+from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES
+from qidf_ctl.evaluation.score import DEFAULT_BUDGET
+from qidf_ctl.evaluation.tokens import COUNTERS
+from qidf_ctl.similarity import Mode
+
+QueriesOpt = Annotated[str, typer.Option(
+    "--queries", help="Queries: BEIR JSONL ({\"_id\", \"text\"} a line) or qid<TAB>text TSV.")]
+QrelsOpt = Annotated[str, typer.Option(
+    "--qrels", help="Judgements: TREC qrels (qid 0 docid rel) or BEIR TSV (qid docid score).")]
+FieldOpt = Annotated[str | None, typer.Option(
+    "--field", help="Text field to search (default: the index's only text field).")]
+MaxQueries = Annotated[int | None, typer.Option(
+    "--max-queries", help="Evaluate a seeded sample of this many judged queries.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the query sample and bootstrap.")]
+
+
+@app.command("eval")
+@one_line_errors
+@with_cluster
+def eval_cmd(
+    index: IndexArg,
+    conn: ClusterOptions,
+    queries: QueriesOpt,
+    qrels: QrelsOpt,
+    field: FieldOpt = None,
+    depth: Annotated[int, typer.Option(
+        help="Hits per query; the token-budget walk stops here too.")] = evaluate.DEFAULT_DEPTH,
+    budget: Annotated[int, typer.Option(
+        help="Token budget of Recall@8K-tokens.")] = DEFAULT_BUDGET,
+    token_counter: Annotated[str, typer.Option(
+        "--token-counter", help=f"Token counter: {' or '.join(COUNTERS)} "
+        "(cl100k: tiktoken's GPT-4 BPE, offline; regex: its pre-tokens, a lower bound).")]
+    = "cl100k",
+    baseline: Annotated[str | None, typer.Option(
+        "--baseline", help="TREC run to compare with: paired bootstrap on NDCG@10.")] = None,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")]
+    = DEFAULT_RESAMPLES,
+    seed: Seed = 0,
+    max_queries: MaxQueries = None,
+    run_out: Annotated[str | None, typer.Option(
+        "--run-out", help="Save this run as a TREC run file (a later --baseline).")] = None,
+    json_out: Json = False,
+) -> None:
+    """NDCG@10, MRR@10, Recall@100 and Recall@8K-tokens of the index as configured now.
+
+    Queries the engine returns nothing for count as 0.
+
+    Example: qidf eval code-search --queries q.jsonl --qrels qrels.trec --baseline bm25.run
+    """
+    qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
+                                      max_queries, seed)
+    base = runs.read_trec_run(baseline) if baseline else None
+    cluster = conn.connect()
+    with step_status(quiet=json_out) as progress:
+        result, run = evaluate.evaluate_index(
+            cluster, index, qs, rel, field_name=field, depth=depth, budget=budget,
+            counter_name=token_counter, baseline=base, resamples=resamples, seed=seed,
+            progress=progress, bar=bars(json_out))
+    if run_out:
+        runs.write_trec_run(run, run_out)
+    if json_out:
+        emit_json(result.as_dict())
+        return
+    out.print(f"{result.index} ({result.similarity}), field {result.field}, "
+              f"{result.queries} queries, top {result.depth}", markup=False)
+    for name, value in result.mean.items():
+        out.print(f"  {name:<18} {value:.4f}", markup=False)
+    out.print(f"  ({result.token_budget} tokens counted with {result.token_counter}; "
+              f"{result.empty_queries} queries returned nothing and count as 0)", markup=False)
+    b = result.baseline
+    if b is not None:
+        out.print(f"vs baseline: NDCG@10 {b.baseline_mean:.4f} -> {b.run_mean:.4f} "
+                  f"({b.delta:+.4f}), paired bootstrap p = {b.p_value:.4g}, sign flips in "
+                  f"{b.sign_flip_share:.2%} of {b.resamples} resamples", markup=False)
+
+
+@app.command("sweep")
+@one_line_errors
+@with_cluster
+def sweep_cmd(
+    index: IndexArg,
+    conn: ClusterOptions,
+    queries: QueriesOpt,
+    qrels: QrelsOpt,
+    grid: Annotated[str, typer.Option(
+        help="q values (0.05,0.1,0.3) or start:stop:step.")]
+    = ",".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID),
+    plot: Annotated[str | None, typer.Option(
+        "--plot", help="Write the NDCG@10 curve to this PNG.")] = None,
+    field: FieldOpt = None,
+    mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")]
+    = Mode.SCRIPT,
+    max_queries: MaxQueries = None,
+    seed: Seed = 0,
+    json_out: Json = False,
+) -> None:
+    """NDCG@10 at every q of a grid, installed in turn on the live index, and the oracle q.
+
+    The index gets its own similarity back at the end, whatever happens.
+
+    Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
+    """
+    q_grid = sweep_lib.parse_grid(grid)
+    qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
+                                      max_queries, seed)
+    cluster = conn.connect()
+    with step_status(quiet=json_out) as progress:
+        result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
+                                 mode=mode, progress=progress,
+                                 bar=bars(json_out))
+    if plot:
+        from qidf_ctl.evaluation.plot import plot as plot_curve
+
+        plot_curve(result, plot)
+    if json_out:
+        emit_json(result.as_dict())
+        return
+    out.print(f"{result.index}, field {result.field}, {result.queries} queries "
+              f"({result.seconds:.1f}s)", markup=False)
+    out.print(f"  baseline ({result.baseline_similarity}): NDCG@10 "
+              f"{result.baseline_ndcg10:.4f}", markup=False)
+    for p in result.points:
+        mark = "  <- oracle" if p.q == result.oracle_q else ""
+        out.print(f"  q = {p.q:<5g} NDCG@10 {p.ndcg10:.4f}{mark}", markup=False)
+    if plot:
+        out.print(f"plot: {plot}", markup=False)

@@ -1,0 +1,173 @@
+"""``qidf stats`` and ``qidf predict``: corpus statistics and a label-free q.
+
+Thin commands over ``stats.index_stats`` and ``predictors.predict_for_index``; progress bars
+go to stderr, results to stdout (one JSON object with ``--json``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from qidf_ctl import predictors as predict
+from qidf_ctl import stats
+from qidf_ctl.cli.app import app
+from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
+from qidf_ctl.cli.output import bars, emit_json, err, out
+
+Field = Annotated[str | None, typer.Option(
+    "--field", help="Text field to measure (default: every text field; predict needs one).")]
+Sample = Annotated[int | None, typer.Option(
+    "--sample", min=1, help="Read N documents instead of all: the longest N/5 in full, the "
+    "rest a seeded uniform sample; densities come with 95% intervals (the default above "
+    f"{stats.EXACT_LIMIT:,} documents, with N = {stats.DEFAULT_SAMPLE:,}).")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the sample and of the bootstrap.")]
+Exact = Annotated[bool, typer.Option(
+    "--exact", help="Read every document, however large the index.")]
+PredictorOpt = Annotated[str, typer.Option(
+    "--predictor", help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
+
+
+@app.command("stats")
+@one_line_errors
+@with_cluster
+def stats_cmd(
+    index: IndexArg,
+    conn: ClusterOptions,
+    field: Field = None,
+    sample: Sample = None,
+    seed: Seed = 0,
+    exact: Exact = False,
+    json_out: Json = False,
+) -> None:
+    """Corpus statistics of text fields: size, df histogram, hapax density (exact or sampled).
+
+    Example: qidf stats code-search --field text --sample 5000 --seed 1
+    """
+    cluster = conn.connect()
+    result = stats.index_stats(cluster, index, field=field, sample=sample, seed=seed,
+                               exact=exact, bar=bars(json_out))
+    if json_out:
+        emit_json({**result.as_dict(), "predictor": predict.describe()})
+        return
+    _print_stats(result)
+
+
+@app.command("predict")
+@one_line_errors
+@with_cluster
+def predict_cmd(
+    index: IndexArg,
+    conn: ClusterOptions,
+    field: Field = None,
+    sample: Sample = None,
+    seed: Seed = 0,
+    exact: Exact = False,
+    predictor: PredictorOpt = predict.DEFAULT_PREDICTOR,
+    json_out: Json = False,
+) -> None:
+    """Predict q for an index from its hapax density, without relevance labels.
+
+    Example: qidf predict code-search --field text
+    """
+    predict.get(predictor)
+    cluster = conn.connect()
+    result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
+                                       predictor=predictor, bar=bars(json_out))
+    if json_out:
+        emit_json(result.as_dict())
+        return
+    s = result.statistics
+    out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
+    interval = s.get("intervals", {}).get(result.density)
+    ci = f", 95% interval {interval[0]:.4f}-{interval[1]:.4f}" if interval else ""
+    out.print(f"predictor {result.predictor}: {result.formula}, clipped to "
+              f"[{predict.Q_MIN}, {predict.Q_MAX:g}]; h_tok = {result.definition} = "
+              f"{result.h_tok:.4f} ({s['mode']}{ci}; field {result.field}, "
+              f"{_n(s['documents'])} documents, {_n(s['total_tokens'])} tokens)", markup=False)
+    out.print(f"to use it: qidf apply {result.index} --q {result.q:.2f}", markup=False)
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}" if isinstance(x, int) or x >= 100 else f"{x:,.2f}"
+
+
+def _print_stats(result: stats.IndexStats) -> None:
+    how = ("exact, every document read" if result.mode == "exact" else
+           f"sampled, {result.sample:,} documents, seed {result.seed}")
+    out.print(f"{result.index} ({result.engine}, {result.shards} shard"
+              f"{'s' if result.shards != 1 else ''}, {result.live_documents:,} live "
+              f"documents, {result.deleted_documents:,} deleted Lucene documents not merged "
+              f"away): {how}, "
+              f"{result.seconds:.1f}s", markup=False)
+    chosen = predict.describe()
+    for f in result.fields:
+        out.print(f"\nfield {f.field}" + (
+            f" ({f.take_all:,} longest documents read in full, the rest sampled uniformly; "
+            "~ marks estimates)" if f.mode == "sampled" else ""), markup=False)
+        for label, value, key in (
+                ("documents with tokens (N)", f.documents, "documents"),
+                ("documents without tokens", f.documents_without_tokens, "documents"),
+                ("vocabulary", f.vocabulary, "vocabulary"),
+                ("total tokens", f.total_tokens, "total_tokens"),
+                ("average field length", f.avg_field_length, "total_tokens")):
+            mark = "~" if _estimated(f, key) else ""
+            out.print(f"  {label:<26} {mark}{_n(value)}", markup=False)
+        if f.splits_identifiers is not None:
+            splits = ", ".join(f.splits_identifiers) or "no: identifiers stay whole"
+            out.print(f"  {'analyzer splits identifiers':<26} {splits}", markup=False)
+        if f.engine is not None:
+            held = f.deleted_in_statistics or 0
+            out.print(f"  {'engine field statistics':<26} docCount {f.engine.doc_count:,}, "
+                      f"sumTotalTermFreq {f.engine.sum_ttf:,} (these count "
+                      f"{'~' if _estimated(f, 'documents') else ''}{_n(held)} deleted "
+                      "documents until merged)", markup=False)
+        out.print(_histogram_table(f))
+        out.print(_density_table(f, chosen))
+        for warning in f.warnings:
+            err.print(f"warning: {warning}", markup=False)
+    out.print(f"{result.df_counts}. The predictor ({chosen['name']}: {chosen['formula']}) "
+              f"reads h_tok = '{chosen['density']}'.", markup=False)
+
+
+def _estimated(f: stats.FieldStats, key: str) -> bool:
+    """Sampled mode estimates the vocabulary; N and tokens too when deletions hide them."""
+    if f.mode == "exact":
+        return False
+    return key == "vocabulary" or f.engine_densities is not None
+
+
+def _histogram_table(f: stats.FieldStats) -> Table:
+    title = "df histogram" + (" (estimated)" if f.mode == "sampled" else "")
+    table = Table(title=title, title_justify="left")
+    for col in ("df", "terms", "tokens", "share of tokens"):
+        table.add_column(col, justify="right")
+    total = f.total_tokens or 1
+    for b in f.df_histogram:
+        table.add_row(b.label, _n(b.terms), _n(b.tokens), f"{b.tokens / total:.1%}")
+    return table
+
+
+def _density_table(f: stats.FieldStats, chosen: dict[str, Any]) -> Table:
+    table = Table(title="hapax density", title_justify="left")
+    table.add_column("density")
+    table.add_column("value", justify="right")
+    if f.intervals:
+        table.add_column("95% interval", justify="right")
+    if f.engine_densities:
+        table.add_column("engine df", justify="right")
+    table.add_column("definition")
+    for name, definition in stats.DENSITIES.items():
+        row = [name + (" (h_tok)" if name == chosen["density"] else ""),
+               f"{f.densities[name]:.4f}"]
+        if f.intervals:
+            low, high = f.intervals[name]
+            row.append(f"{low:.4f}-{high:.4f}")
+        if f.engine_densities:
+            engine = f.engine_densities[name]
+            row.append(f"{engine:.4f}" if engine == engine else "")
+        table.add_row(*row, definition)
+    return table

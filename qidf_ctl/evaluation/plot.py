@@ -1,0 +1,39 @@
+"""The sweep's NDCG@10 curve as a PNG (matplotlib, the ``plot`` extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qidf_ctl.errors import missing_extra
+from qidf_ctl.evaluation.sweep import SweepResult
+
+
+def plot(result: SweepResult, path: str | Path, title: str | None = None) -> Path:
+    """The NDCG@10 curve over q as a PNG, with the baseline and the oracle marked."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise missing_extra("--plot", "plot", "matplotlib") from None
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    qs = [p.q for p in result.points]
+    ys = [p.ndcg10 for p in result.points]
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=120)
+    ax.plot(qs, ys, marker="o", ms=3, label="q-log BM25")
+    ax.axhline(result.baseline_ndcg10, color="grey", ls="--",
+               label=f"baseline ({result.baseline_ndcg10:.4f})")
+    ax.scatter([result.oracle_q], [result.oracle_ndcg10], color="red", zorder=3,
+               label=f"oracle q = {result.oracle_q:g} ({result.oracle_ndcg10:.4f})")
+    ax.set_xlabel("q")
+    ax.set_ylabel("NDCG@10")
+    ax.set_title(title or f"{result.index}: {result.queries} queries")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,133 @@
+"""NDCG@10 over a grid of q on a live index, and the oracle q.
+
+Each q is installed on the index itself (``install.apply``: close, update, open; well under
+a second), so every point is the engine's own ranking, not an offline replica that would
+first have to be shown to match it. The index gets back the similarity it had before the
+sweep in a ``finally``, whatever fails. Queries are analysed once; each point searches to
+depth 10 only, which is all NDCG@10 needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from qidf_ctl import install
+from qidf_ctl.cluster import Cluster
+from qidf_ctl.errors import UsageError
+from qidf_ctl.evaluation import runs
+from qidf_ctl.evaluation.evaluate import analyze_queries
+from qidf_ctl.evaluation.files import Qrels, sample_queries
+from qidf_ctl.evaluation.score import WithPerQuery, score_run
+from qidf_ctl.formula import Q_MAX, Q_MIN
+from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
+from qidf_ctl.similarity import Installed, Mode, QlogParams
+
+DEFAULT_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+                1.1, 1.2, 1.3, 1.4, 1.5)
+MEASURE = "NDCG@10"
+
+
+def parse_grid(text: str) -> tuple[float, ...]:
+    """``0.05,0.1,0.3`` or ``start:stop:step`` (stop included), sorted, duplicates dropped."""
+    text = text.strip()
+    try:
+        if ":" in text:
+            start, stop, step = (float(x) for x in text.split(":"))
+            if step <= 0:
+                raise UsageError(f"--grid step must be > 0, got {step:g}")
+            n = math.floor((stop - start) / step + 1e-9) + 1
+            values = [round(start + i * step, 10) for i in range(max(n, 0))]
+        else:
+            values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--grid must be q values like 0.05,0.1,0.3 or start:stop:step, "
+                         f"got {text!r}") from None
+    bad = [v for v in values if not (math.isfinite(v) and Q_MIN <= v <= Q_MAX)]
+    if bad or not values:
+        raise UsageError(f"--grid needs q values in [{Q_MIN:g}, {Q_MAX:g}], got {text!r}")
+    return tuple(sorted(set(values)))
+
+
+@dataclass
+class SweepPoint:
+    q: float
+    ndcg10: float
+    mrr10: float
+
+
+@dataclass
+class SweepResult(WithPerQuery):
+    """The curve, the index's own similarity as the baseline, and the best q on the grid."""
+
+    index: str
+    field: str
+    queries: int
+    baseline_similarity: str
+    baseline_ndcg10: float
+    points: list[SweepPoint]
+    oracle_q: float
+    oracle_ndcg10: float
+    seconds: float
+    per_query: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict, repr=False)
+
+
+def oracle(points: list[SweepPoint]) -> SweepPoint:
+    """The best point; a tie goes to the q closest to 1 (the smallest change from BM25)."""
+    return max(points, key=lambda p: (round(p.ndcg10, 12), -abs(p.q - 1.0)))
+
+
+def _restore(cluster: Cluster, index: str, before: Installed) -> None:
+    if before.kind == "qlog" and before.params is not None:
+        install.apply(cluster, index, before.params, mode=before.mode or Mode.SCRIPT)
+    else:
+        install.revert(cluster, index)
+
+
+def sweep(
+    cluster: Cluster,
+    index: str,
+    queries_: dict[str, str],
+    qrels: Qrels,
+    *,
+    grid: tuple[float, ...] = DEFAULT_GRID,
+    field_name: str | None = None,
+    mode: Mode = Mode.SCRIPT,
+    terms: Mapping[str, Any] | None = None,
+    progress: Progress = quiet,
+    bar: BarFactory = no_bar,
+) -> SweepResult:
+    """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``."""
+    started = time.monotonic()
+    queries_, qrels = sample_queries(queries_, qrels, None)
+    state = install.read_state(cluster, index)
+    state.description.require_open("sweep it")
+    resolved = state.index
+    fname = state.description.text_field(field_name)
+    before = state.installed
+    if terms is None:
+        terms = analyze_queries(cluster, resolved, fname, queries_, bar)
+    per_query: dict[str, dict[str, float]] = {}
+    points: list[SweepPoint] = []
+    try:
+        install.revert(cluster, resolved)
+        baseline_name = install.show(cluster, resolved)["similarity"]
+        progress(f"searching with {baseline_name}")
+        base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
+        per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
+        for q in grid:
+            progress(f"q = {q:g}: installing and searching")
+            install.apply(cluster, resolved, QlogParams(q), mode=mode)
+            scored = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
+            per_query[f"{q:g}"] = {qid: v[MEASURE] for qid, v in scored.per_query.items()}
+            points.append(SweepPoint(q, scored.mean[MEASURE], scored.mean["MRR@10"]))
+    finally:
+        progress(f"restoring {before.describe()}")
+        _restore(cluster, resolved, before)
+    best = oracle(points)
+    return SweepResult(resolved, fname, len(qrels), baseline_name, base.mean[MEASURE], points,
+                       best.q, best.ndcg10, time.monotonic() - started, per_query)

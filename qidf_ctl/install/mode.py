@@ -1,0 +1,65 @@
+"""Painless or the native plugin: which one an index gets when the user asks for ``auto``.
+
+An index whose similarity type is missing on a node fails there ("Unknown Similarity type"),
+so ``auto`` picks the plugin only when every data node has it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qidf_ctl.cluster import Cluster
+from qidf_ctl.errors import QidfError, UsageError
+from qidf_ctl.similarity import Mode
+
+PLUGIN_NAME = "qidf-qlog-similarity"
+MODES = ("auto", "script", "plugin")
+
+
+@dataclass(frozen=True)
+class PluginPresence:
+    data_nodes: list[str]
+    missing_on: list[str]
+
+    @property
+    def everywhere(self) -> bool:
+        return bool(self.data_nodes) and not self.missing_on
+
+
+def presence(cluster: Cluster) -> PluginPresence:
+    """Which data nodes lack the plugin (GET _nodes/plugins)."""
+    nodes = cluster.request("GET", "/_nodes/plugins")["nodes"]
+    data, missing = [], []
+    for node_id, node in sorted(nodes.items()):
+        roles = node.get("roles", [])
+        if not any(r == "data" or r.startswith("data_") for r in roles):
+            continue
+        name = node.get("name", node_id)
+        data.append(name)
+        if PLUGIN_NAME not in {p.get("name") for p in node.get("plugins", [])}:
+            missing.append(name)
+    return PluginPresence(data, missing)
+
+
+def check_mode(requested: str) -> str:
+    if requested not in MODES:
+        raise UsageError(f"--mode must be auto, script or plugin, got {requested!r}")
+    return requested
+
+
+def choose_mode(cluster: Cluster, requested: str) -> tuple[Mode, str]:
+    """Resolve ``auto``/``script``/``plugin`` to a mode and a one-line reason."""
+    check_mode(requested)
+    if requested == "script":
+        return Mode.SCRIPT, "Painless scripted similarity (asked for)"
+    found = presence(cluster)
+    if found.everywhere:
+        return Mode.PLUGIN, f"native plugin ({PLUGIN_NAME} is on all {len(found.data_nodes)} " \
+            "data nodes)"
+    if requested == "plugin":
+        where = ", ".join(found.missing_on) or "the cluster (no data nodes)"
+        raise QidfError(
+            f"plugin {PLUGIN_NAME} is missing on {where}: install it on every data node "
+            "(locally: qidf plugin install) or use --mode script"
+        )
+    return Mode.SCRIPT, f"Painless scripted similarity ({PLUGIN_NAME} is not on every data node)"

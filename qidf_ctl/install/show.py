@@ -1,0 +1,24 @@
+"""``show``: the installed similarity of an index, plus what qidf recorded installing it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qidf_ctl.cluster import Cluster
+from qidf_ctl.install.state import read_state
+
+
+def show(cluster: Cluster, name: str) -> dict[str, Any]:
+    state = read_state(cluster, name)
+    installed = state.installed
+    return {
+        "index": state.index,
+        "status": state.status,
+        "engine": str(cluster.engine),
+        "similarity": installed.describe(),
+        "kind": installed.kind,
+        "mode": installed.mode.value if installed.mode else None,
+        "params": installed.params.as_dict() if installed.params else None,
+        "record": state.record,
+        "fields_with_own_similarity": state.own_similarity_fields,
+    }

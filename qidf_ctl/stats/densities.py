@@ -1,0 +1,96 @@
+"""The hapax densities: per-document counts, and the four densities as ratios of their totals.
+
+This is the one definition of every density qidf reports; the benchmark imports it. With n_i
+tokens in document i, h_i of them belonging to terms whose df is 1, u_i distinct such terms,
+and w_i = sum over the document's distinct terms of 1/df:
+
+- tokens:          sum h / sum n      (share of token occurrences whose term has df = 1)
+- vocab:           sum u / sum w      (a df = 1 term lives in one document; sum w = vocabulary)
+- types_per_token: sum u / sum n
+- doc_mean:        sum (h_i / n_i) / number of documents with tokens
+
+Every density is a ratio of two totals, so an exact pass, a sample and a bootstrap resample
+all go through the same few lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DENSITIES: dict[str, str] = {
+    "tokens": "share of token occurrences whose term has df = 1",
+    "vocab": "share of the vocabulary with df = 1",
+    "types_per_token": "df = 1 terms per token",
+    "doc_mean": "per-document mean of the share of its tokens whose term has df = 1",
+}
+_N, _H, _U, _W, _SHARE, _HAS = range(6)
+
+
+@dataclass
+class DocCounts:
+    """One row per document read (documents without tokens in the field have zeros)."""
+
+    tokens: np.ndarray  # n_i
+    hapax_tokens: np.ndarray  # h_i
+    hapax_types: np.ndarray  # u_i
+    inv_df: np.ndarray  # w_i
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def take(self, idx: np.ndarray | slice) -> DocCounts:
+        return DocCounts(self.tokens[idx], self.hapax_tokens[idx], self.hapax_types[idx],
+                         self.inv_df[idx])
+
+    def columns(self) -> np.ndarray:
+        """(rows, 6): n, h, u, w, h/n (0 without tokens), has tokens."""
+        n = self.tokens.astype(np.float64)
+        share = np.divide(self.hapax_tokens, n, out=np.zeros_like(n), where=n > 0)
+        return np.column_stack([n, self.hapax_tokens, self.hapax_types, self.inv_df, share,
+                                n > 0]).astype(np.float64)
+
+
+def per_doc(
+    term_ids: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, df: np.ndarray,
+    hapax: np.ndarray | None = None,
+) -> DocCounts:
+    """Per-document counts from the flat (term id, tf) entries of consecutive documents.
+
+    ``lengths`` is the number of distinct terms of each document (0 for none); ``df`` is
+    indexed by term id; ``hapax`` (default ``df == 1``) marks the terms that count as df = 1.
+    """
+    ndocs = len(lengths)
+    doc = np.repeat(np.arange(ndocs), lengths)
+    tf = tfs.astype(np.float64)
+    is_hapax = (df == 1 if hapax is None else hapax)[term_ids]
+    inv = np.zeros(len(df), dtype=np.float64)
+    np.divide(1.0, df, out=inv, where=df > 0)
+
+    def per(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(doc, weights=weights, minlength=ndocs)
+
+    return DocCounts(
+        tokens=np.rint(per(tf)).astype(np.int64),
+        hapax_tokens=np.rint(per(tf * is_hapax)).astype(np.int64),
+        hapax_types=np.rint(per(is_hapax.astype(np.float64))).astype(np.int64),
+        inv_df=per(inv[term_ids]),
+    )
+
+
+def from_totals(t: np.ndarray) -> dict[str, np.ndarray]:
+    """Densities from totals (last axis: n, h, u, w, share, has)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"tokens": t[..., _H] / t[..., _N], "vocab": t[..., _U] / t[..., _W],
+                "types_per_token": t[..., _U] / t[..., _N],
+                "doc_mean": t[..., _SHARE] / t[..., _HAS]}
+
+
+def densities(counts: DocCounts, vocabulary: int | None = None) -> dict[str, float]:
+    """The four densities of a whole population; ``vocabulary`` (exact mode) replaces the
+    float sum of 1/df."""
+    totals = counts.columns().sum(axis=0)
+    if vocabulary is not None:
+        totals[_W] = vocabulary
+    return {k: float(v) for k, v in from_totals(totals).items()}

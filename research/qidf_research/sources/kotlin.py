@@ -1,0 +1,40 @@
+"""Kotlin corpus: KDoc'd functions from pinned Maven Central ``-sources.jar``s.
+
+Kotlin has no JDK-style src.zip, so its corpus comes from real libraries' source jars
+(the stdlib, kotlinx, Ktor, Compose Multiplatform, OkHttp/Okio, Exposed, Arrow...), pinned
+in benchmarks/retrieval/sources.json under ``kotlin-maven`` as [groupId:artifactId, version,
+license]. Each jar is fetched once with ``mvn dependency:copy`` (classifier ``sources``,
+through corpus_sources.fetch_maven, which also checks the pinned license against the jar's
+META-INF/LICENSE when it ships one) and cached under .qidf/sources/maven.
+
+Called by corpus_sources.corpus_path("kotlin", log) through its EXTRA_LANGUAGES dispatch.
+"""
+
+from __future__ import annotations
+
+import json
+
+from qidf_ctl.evaluation.pairs import Pair
+from qidf_research.corpora.extract import BuildStats
+from qidf_research.corpora.kotlin import build_kotlin_archives
+from qidf_research.sources.pinned import PINS, Log, fetch_maven
+
+PIN_KEY = "kotlin-maven"
+
+
+def pins() -> list[tuple[str, str, str]]:
+    """(groupId:artifactId, version, license) of every pinned source jar."""
+    return [(c, v, lic) for c, v, lic in json.loads(PINS.read_text())[PIN_KEY]["packages"]]
+
+
+def pairs(log: Log, stats: BuildStats) -> list[Pair]:
+    """Every pinned jar's pairs, deduplicated together under the CodeSearchNet rules; each
+    pair keeps its jar's ``groupId:artifactId``, version and license."""
+    pkgs = [fetch_maven(coord, version, lic, log) for coord, version, lic in pins()]
+    return build_kotlin_archives(pkgs, stats)
+
+
+if __name__ == "__main__":
+    from qidf_research.sources.pinned import corpus_path
+
+    print(corpus_path("kotlin", print))

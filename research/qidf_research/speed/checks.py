@@ -1,0 +1,46 @@
+"""Before timing anything: every system returns the scores it should."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qidf_research.speed.client import Client
+from qidf_research.speed.queries import QuerySet
+from qidf_research.speed.settings import BM25, PAINLESS, PLUGIN, PLUGIN_Q1
+
+
+def check_scores(client: Client, names: dict[str, str], sets: Sequence[QuerySet],
+                 q: float, n: int = 20) -> dict[str, Any]:
+    """The clones must really score with the q-log IDF, and plugin and Painless must agree:
+    otherwise the comparison would be of the wrong similarities."""
+    differ, top_equal, max_rel, q1_equal = 0, 0, 0.0, 0
+    checked = 0
+    for qs in sets:
+        for body in qs.bodies[:n]:
+            hits = {}
+            for system, index in names.items():
+                _, parsed = client.search(index, body)
+                hits[system] = [(h["_id"], float(h["_score"])) for h in parsed["hits"]["hits"]]
+            checked += 1
+            if [s for _, s in hits[BM25]] != [s for _, s in hits[PLUGIN]]:
+                differ += 1
+            if hits[BM25] == hits[PLUGIN_Q1]:
+                q1_equal += 1
+            a, b = hits[PLUGIN], hits[PAINLESS]
+            if [i for i, _ in a] == [i for i, _ in b]:
+                top_equal += 1
+            for (_, sa), (_, sb) in zip(a, b, strict=False):
+                max_rel = max(max_rel, abs(sa - sb) / max(abs(sa), 1e-9))
+    result = {"queries": checked, "plugin_scores_differ_from_bm25": differ,
+              "plugin_painless_same_top10_ids": top_equal,
+              "plugin_painless_max_rel_score_diff": max_rel,
+              "plugin_q1_hits_and_scores_equal_bm25": q1_equal}
+    if q != 1.0 and differ < checked // 2:
+        raise RuntimeError(f"plugin scores equal BM25's on {checked - differ}/{checked} "
+                           f"queries at q={q}: the similarity is not in effect ({result})")
+    if max_rel > 1e-4:
+        raise RuntimeError(f"plugin and Painless disagree (max relative diff {max_rel:.2g})")
+    if q1_equal != checked:
+        raise RuntimeError(f"plugin at q=1 differs from BM25 on {checked - q1_equal} queries")
+    return result
