@@ -7,6 +7,7 @@ imports them. Every library error becomes one line on stderr and a documented ex
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Annotated
@@ -14,9 +15,9 @@ from typing import Annotated
 import typer
 
 from qidf_ctl import __version__
-from qidf_ctl.cli.boundary import report_error
+from qidf_ctl.cli.boundary import DEBUG_ENV, report_error
 from qidf_ctl.cli.output import out
-from qidf_ctl.errors import EXIT_CODES, EXIT_INTERRUPTED
+from qidf_ctl.errors import EXIT_CODES, EXIT_FAILED, EXIT_INTERRUPTED
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 
@@ -63,10 +64,16 @@ def main() -> None:
         code = EXIT_INTERRUPTED
     except Exception as exc:
         # click's (or typer's vendored click's) ClickException and UsageError.
-        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
-            raise
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        report_error(f"{exc.format_message()}{hint}", exc.exit_code, "usage")
-        code = exc.exit_code
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+            report_error(f"{exc.format_message()}{hint}", exc.exit_code, "usage")
+            code = exc.exit_code
+        else:  # outside any command's boundary (option parsing): still one line
+            if os.environ.get(DEBUG_ENV):
+                raise
+            report_error(f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please "
+                         f"report it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED,
+                         "bug")
+            code = EXIT_FAILED
     sys.exit(code if isinstance(code, int) else 0)

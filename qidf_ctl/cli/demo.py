@@ -27,8 +27,10 @@ def demo_cmd(
     mode: ModeOpt = "auto",
     json_out: Json = False,
 ) -> None:
-    """Index real Go code and compare BM25 with q-log: on the local engine (started if
-    needed), or on the cluster given by --url / QIDF_URL (e.g. the docker-compose one).
+    """Index real Go code and compare BM25 with q-log on a real engine.
+
+    Runs on the local engine (started if needed), or on the cluster given by --url /
+    QIDF_URL (e.g. the docker-compose one).
 
     Example: qidf demo --queries 500
     """

@@ -55,10 +55,15 @@ class ConnectionSettings:
     ) -> ConnectionSettings:
         """Options first, then QIDF_* environment variables, then defaults."""
         url = url or os.environ.get("QIDF_URL") or DEFAULT_URL
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - raises ValueError for a port that is no port
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(
-                f"--url must look like http(s)://host:port, got {redact(url)!r}"
+                f"--url must look like http(s)://host:port, got {redact(url)!r} (put a "
+                "password with '#', '/' or '@' in --password-file, not in the URL)"
             )
         username = username or os.environ.get("QIDF_USER") or parts.username
         password = _read_secret(password, password_file, "QIDF_PASSWORD") or parts.password

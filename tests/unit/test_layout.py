@@ -1,0 +1,124 @@
+"""The package reads like a map: no import cycle, small modules, every module in the README's
+Layout section, and nothing of the research inside the product."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCT = ROOT / "qidf_ctl"
+RESEARCH = ROOT / "research" / "qidf_research"
+MAX_LINES = 400
+
+
+def _module_name(path: Path, base: Path, package: str) -> str:
+    rel = path.relative_to(base).with_suffix("")
+    parts = [package, *rel.parts]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules(base: Path, package: str) -> dict[str, Path]:
+    return {_module_name(p, base, package): p for p in sorted(base.rglob("*.py"))}
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Modules imported when ``path`` is imported: module level only, TYPE_CHECKING blocks
+    and imports inside functions left out (they run later, so they cannot form a cycle)."""
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.If):
+                test = ast.unparse(node.test)
+                if "TYPE_CHECKING" not in test:
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+
+    visit(ast.parse(path.read_text()).body)
+    return found
+
+
+def _graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = {m for m in _top_level_imports(path) if m in modules and m != name}
+        # Importing a.b.c imports the packages a and a.b first.
+        parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+        graph[name] = edges | {p for p in parents if p in modules}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            # A package importing its own submodule is how packages work, not a cycle.
+            if nxt.startswith(node + "."):
+                continue
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = dfs(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = dfs(node)
+            if found:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("base, package", [(PRODUCT, "qidf_ctl"), (RESEARCH, "qidf_research")])
+def test_no_import_cycle(base, package):
+    cycle = _cycle(_graph(_modules(base, package)))
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_cycle_detector_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"a.b"}, "a.b": {"a"}}) is None  # package and its submodule
+
+
+@pytest.mark.parametrize("base", [PRODUCT, RESEARCH])
+def test_no_module_is_too_long(base):
+    long = {str(p.relative_to(ROOT)): n for p in base.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_product_never_imports_the_research():
+    for name, path in _modules(PRODUCT, "qidf_ctl").items():
+        source = path.read_text()
+        assert "qidf_research" not in source, name
+
+
+def test_readme_layout_lists_every_product_module():
+    readme = (ROOT / "README.md").read_text()
+    layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"qidf_ctl/[\w/]*\.py", layout))
+    modules = {str(p.relative_to(ROOT)) for p in PRODUCT.rglob("*.py")
+               if p.name != "__init__.py" or p.parent == PRODUCT}  # a package by its folder
+    assert sorted(modules - listed) == []
+    assert sorted(listed - modules) == []  # and nothing listed that is gone
