@@ -7,8 +7,10 @@ swap in a fake.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from qidf_ctl.cluster.connection import ConnectionSettings
 from qidf_ctl.cluster.redact import redact
@@ -108,19 +110,33 @@ def elasticsearch_transport(settings: ConnectionSettings) -> Transport:
         if settings.ca_certs:
             kwargs["ca_certs"] = settings.ca_certs
     client = elasticsearch.Elasticsearch(settings.url, **kwargs)
+    # Straight to the client's transport with plain JSON media types: the 9.x client rewrites
+    # them to "compatible-with=9" in perform_request, which an 8.x server refuses; the
+    # transport keeps the client's connection, TLS and retry settings and sends these as is.
+    auth: dict[str, str] = {}
+    if settings.username:
+        token = base64.b64encode(f"{settings.username}:{settings.password or ''}".encode())
+        auth["authorization"] = f"Basic {token.decode()}"
+    if settings.api_key:
+        auth["authorization"] = f"ApiKey {settings.api_key}"
 
     def call(method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
-        # Plain JSON media types: the 9.x client would otherwise ask an 8.x server for
-        # "compatible-with=9", which it refuses.
-        headers = {"accept": "application/json"}
+        headers = {**auth, "accept": "application/json"}
         if body is not None:
             headers["content-type"] = "application/json"
+        target = f"{path}?{urlencode(_query_values(params))}" if params else path
         try:
-            resp = client.perform_request(method, path, params=params, headers=headers, body=body)
-            return resp.body
+            resp = client.transport.perform_request(method, target, headers=headers, body=body,
+                                                    request_timeout=settings.timeout)
         except EsConnectionError as exc:
             raise unreachable(settings.url, exc) from None
-        except elasticsearch.ApiError as exc:
-            raise error_from_status(exc.meta.status, exc.body, settings.url) from None
+        if not 200 <= resp.meta.status < 300:
+            raise error_from_status(resp.meta.status, resp.body, settings.url)
+        return resp.body
 
     return call
+
+
+def _query_values(params: dict[str, Any]) -> dict[str, str]:
+    """Query parameters as the engines spell them (booleans lower-case)."""
+    return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in params.items()}
