@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import builtins
 import json
-import sys
 
 import pytest
 import typer.main
 
 from qidf_ctl import cli
 from qidf_ctl.errors import EXIT_CODES
+
+from .test_cli import run
 
 UNREACHABLE = "http://127.0.0.1:1"
 
@@ -23,14 +24,6 @@ def _commands() -> list[str]:
         subs = getattr(cmd, "commands", None)
         names += [f"{name} {sub}" for sub in subs] if subs else [name]
     return sorted(names)
-
-
-def run(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["qidf", *argv])
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
 
 
 def _one_line(code: int, out: str, err: str) -> None:
