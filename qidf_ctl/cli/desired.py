@@ -98,7 +98,7 @@ def check_cmd(
     Also asks the engine what a new index matching each managed template would get, and
     reports indices that match a managed template but lack the similarity.
 
-    Examples: qidf check -f qidf.toml --json;  qidf check code-search --q 0.3
+    Example: qidf check -f qidf.toml --json   (one index: qidf check code-search --q 0.3)
     """
     if index is not None:
         if q is None:

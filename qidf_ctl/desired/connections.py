@@ -19,7 +19,7 @@ class Connections:
 
     def __init__(self, profiles: dict[str, Profile],
                  fallback: Callable[[], ConnectionSettings] | None = None,
-                 connect: Connect = Cluster.connect) -> None:
+                 connect: Connect | None = None) -> None:
         self.profiles = profiles
         self.fallback = fallback
         self._connect = connect
@@ -39,7 +39,8 @@ class Connections:
                 settings = self.fallback()
             else:
                 settings = self.profiles[name].settings()
-            self._clusters[name] = self._connect(settings)
+            connect = self._connect or Cluster.connect
+            self._clusters[name] = connect(settings)
         return self._clusters[name]
 
     def mode(self, name: str | None, requested: str) -> tuple[Mode, str]:

@@ -38,7 +38,7 @@ def check_pattern(pattern: str) -> str:
 
 
 def _suggest(word: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(word, known, n=1)
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
