@@ -1,8 +1,9 @@
 """The keys of ``qidf.toml``, declared once: the loader validates against them and the
 reference in ``docs/gitops.md`` is generated from them, so the two cannot disagree.
 
-Regenerate the reference with ``python -m qidf_ctl.desired.spec``; a unit test fails when
-the document is out of date.
+Regenerate the reference with
+``python -c "import qidf_ctl.desired as d; print(d.reference_markdown(), end='')"``; a unit
+test fails when the document is out of date.
 """
 
 from __future__ import annotations
@@ -145,7 +146,3 @@ def reference_markdown() -> str:
              "### The similarity (in `[[target]]`, or in `[defaults]` for every target)", "",
              *_table(SIMILARITY_KEYS, scope=True)]
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    print(reference_markdown(), end="")
