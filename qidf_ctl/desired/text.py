@@ -11,6 +11,7 @@ from qidf_ctl.desired.execute import ApplyReport
 from qidf_ctl.desired.plan import CREATE, INDEX, ROLLOVER, UPDATE, Plan, PlanItem
 
 _SIGN = {UPDATE: "~", CREATE: "+", ROLLOVER: ">"}
+_PREDICTION = "_meta.qidf.installed.prediction."
 
 
 def _how(item: PlanItem) -> str:
@@ -44,9 +45,13 @@ def item_lines(item: PlanItem) -> list[str]:
         lines += [f"      {d['key']}: {short(d['before'])} -> {short(d['after'])}"
                   for d in item.settings_diff]
     if item.meta_diff:
+        # The prediction's fields are summarised on one line below (JSON has them all).
+        rows = [d for d in item.meta_diff if not d["key"].startswith(_PREDICTION)]
         lines.append("    _meta:")
         lines += [f"      {d['key']}: {short(d['before'])} -> {short(d['after'])}"
-                  for d in item.meta_diff]
+                  for d in rows]
+        if len(rows) < len(item.meta_diff):
+            lines.append(f"      {_PREDICTION[:-1]}: the prediction below, with its statistics")
     if item.prediction:
         lines.append(f"    {_prediction(item.prediction)}")
     lines += [f"    note: {n}" for n in item.notes]
