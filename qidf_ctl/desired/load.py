@@ -9,6 +9,7 @@ import math
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from qidf_ctl.cluster import check_name
 from qidf_ctl.desired import spec
@@ -100,6 +101,9 @@ def _profiles(reader: _Reader, raw: Any, base: Path) -> dict[str, Profile]:
                 values[path_key] = str((base / values[path_key]).resolve())
         if "url" not in values and "url_env" not in values:
             raise reader.fail(f"[clusters.{name}]", "give url (or url_env)")
+        if "url" in values and urlsplit(values["url"]).password is not None:
+            raise reader.fail(f"[clusters.{name}]", "url holds a password: this file is "
+                              "meant to be checked in; use user and password_env instead")
         profiles[name] = Profile(name=name, **values)
     return profiles
 

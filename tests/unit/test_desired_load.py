@@ -90,6 +90,7 @@ def _error(text: str) -> str:
         parse(text, "qidf.toml")
     message = str(info.value)
     assert "\n" not in message and message.startswith("qidf.toml: ")
+    assert "hunter2" not in message  # a secret in the file is never echoed
     return message
 
 
@@ -127,6 +128,7 @@ T = '[[target]]\nindex = "code"\n'
      "password is refused"),
     ('[clusters.prod]\napi_key = "abc"\n' + T + "q = 1", "use api_key_env or api_key_file"),
     ('[clusters.prod]\nuser = "a"\n' + T + "q = 1", "give url (or url_env)"),
+    ('[clusters.prod]\nurl = "http://ci:hunter2@x:9200"\n' + T + "q = 1", "url holds a password"),
     ('[defaults]\nindex = "x"\n' + T + "q = 1", "unknown key 'index'"),
     (T + "q = 0.3\n" + T + "q = 0.5", "names the same index as target 1"),
     (T + "q = 0.3\nk1 = nan", "k1 must be finite"),
