@@ -14,9 +14,10 @@ Usage from Python::
 from qidf_ctl.desired.check import CheckReport, check
 from qidf_ctl.desired.connections import Connections
 from qidf_ctl.desired.execute import ApplyReport, apply_plan
+from qidf_ctl.desired.items import Plan, PlanItem
 from qidf_ctl.desired.load import DEFAULT_FILE, DesiredStateError, load, one_index, parse
 from qidf_ctl.desired.model import DesiredState, Profile, Similarity, Target
-from qidf_ctl.desired.plan import Plan, PlanItem, available_strategies, make_plan
+from qidf_ctl.desired.plan import available_strategies, make_plan
 from qidf_ctl.desired.render import RenderFormat, render_format
 from qidf_ctl.desired.spec import reference_markdown
 

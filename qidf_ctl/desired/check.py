@@ -13,8 +13,9 @@ from typing import Any
 
 from qidf_ctl.desired import templates
 from qidf_ctl.desired.connections import Connections
+from qidf_ctl.desired.items import Plan, PlanItem
 from qidf_ctl.desired.model import DesiredState
-from qidf_ctl.desired.plan import Plan, PlanItem, make_plan
+from qidf_ctl.desired.plan import make_plan
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import EXIT_DRIFT, EXIT_OK
 from qidf_ctl.progress import Progress, quiet

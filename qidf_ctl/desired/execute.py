@@ -16,7 +16,7 @@ from qidf_ctl import install
 from qidf_ctl.cluster import segment
 from qidf_ctl.desired import render, templates
 from qidf_ctl.desired.connections import Connections
-from qidf_ctl.desired.plan import (
+from qidf_ctl.desired.items import (
     DATA_STREAM,
     INDEX,
     ROLLOVER,

@@ -8,18 +8,26 @@ exactly what was reviewed, or refuses when the cluster moved in between.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
-from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from qidf_ctl import __version__, install
+from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, redact, segment
 from qidf_ctl.desired import render, templates
 from qidf_ctl.desired.connections import Connections
 from qidf_ctl.desired.diff import drift_reason, meta_diff, settings_diff
+from qidf_ctl.desired.items import (
+    CREATE,
+    DATA_STREAM,
+    INDEX,
+    NONE,
+    ROLLOVER,
+    UPDATE,
+    Plan,
+    PlanItem,
+    fingerprint,
+    index_fingerprint,
+)
 from qidf_ctl.desired.model import DesiredState, Target
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
@@ -28,18 +36,12 @@ from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import (
     Installed,
     Mode,
-    QlogParams,
     flatten,
     parse,
     same_settings,
     similarity_value,
     unflatten,
 )
-
-INDEX = "index"
-DATA_STREAM = "data_stream"
-NONE, UPDATE, CREATE, ROLLOVER = "none", "update", "create", "rollover"
-PLAN_FORMAT = "qidf-plan/1"
 
 
 def available_strategies() -> tuple[str, ...]:
@@ -48,105 +50,6 @@ def available_strategies() -> tuple[str, ...]:
     if strategy is None:
         return ("close",)
     return tuple(s.value for s in strategy)
-
-
-def fingerprint(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-@dataclass
-class PlanItem:
-    """One index, template or data stream: what it has, what it will have, and how."""
-
-    cluster: str | None
-    kind: str  # index, index_template, component_template, data_stream
-    name: str
-    target: str  # the file's target that reaches it
-    action: str  # none, update, create, rollover
-    strategy: str  # close or clone for indices; none for templates and rollovers
-    mode: str
-    before: str
-    after: str
-    reason: str = ""  # why it changes; "" when in sync
-    params: dict[str, Any] | None = None  # what will be installed (None: auto, not measured)
-    field: str | None = None
-    settings_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    meta_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    prediction: dict[str, Any] | None = None  # auto: the record apply writes, statistics too
-    body: dict[str, Any] | None = None  # templates: the body apply PUTs
-    fingerprint: str = ""
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-    @property
-    def changes(self) -> bool:
-        return self.action != NONE
-
-    @property
-    def key(self) -> tuple[str | None, str, str]:
-        return (self.cluster, self.kind, self.name)
-
-    def qlog_params(self) -> QlogParams:
-        if self.params is None:
-            raise UsageError(f"{self.kind} {self.name}: q was not predicted in this plan "
-                             "(made by check?): run qidf plan")
-        return QlogParams(**self.params)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class Plan:
-    """Every item the file reaches, in the order apply takes them."""
-
-    source: str
-    sha256: str
-    items: list[PlanItem]
-    profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    clusters: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    notes: list[str] = dataclasses.field(default_factory=list)
-    created_at: str = ""
-    qidf_version: str = __version__
-    measured: bool = True
-
-    @property
-    def changes(self) -> list[PlanItem]:
-        return [i for i in self.items if i.changes]
-
-    def summary(self) -> dict[str, int]:
-        changes = self.changes
-        return {
-            "items": len(self.items),
-            "in_sync": len(self.items) - len(changes),
-            "to_change": len(changes),
-            "close": sum(1 for i in changes if i.kind == INDEX and i.strategy == "close"),
-            "clone": sum(1 for i in changes if i.kind == INDEX and i.strategy == "clone"),
-            "templates": sum(1 for i in changes if i.kind in (INDEX_TEMPLATE,
-                                                             COMPONENT_TEMPLATE)),
-            "rollovers": sum(1 for i in changes if i.action == ROLLOVER),
-        }
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"format": PLAN_FORMAT, "source": self.source, "sha256": self.sha256,
-                "created_at": self.created_at, "qidf_version": self.qidf_version,
-                "measured": self.measured, "profiles": self.profiles,
-                "clusters": self.clusters, "notes": self.notes, "summary": self.summary(),
-                "items": [i.as_dict() for i in self.items]}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Plan:
-        if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
-            raise UsageError(f"not a qidf plan (expected \"format\": \"{PLAN_FORMAT}\"): "
-                             "write one with qidf plan -f qidf.toml --out plan.json")
-        if not data.get("measured", True):
-            raise UsageError("this plan was made without predicting q (by check): "
-                             "make one with qidf plan")
-        items = [PlanItem(**item) for item in data.get("items", [])]
-        return cls(data.get("source", ""), data.get("sha256", ""), items,
-                   data.get("profiles", {}), data.get("clusters", {}),
-                   data.get("notes", []), data.get("created_at", ""),
-                   data.get("qidf_version", ""), True)
 
 
 class _Planner:
@@ -406,11 +309,6 @@ class _Planner:
                 f"{target.label}: {target.name!r} is a data stream: manage it through its "
                 f"index template (template = \"{owner}\") so that its next backing index "
                 "gets the similarity")
-
-
-def index_fingerprint(state: install.SimilarityState) -> str:
-    return fingerprint({"index": state.index, "status": state.status,
-                        "settings": state.similarity_flat, "record": state.record})
 
 
 def alias_indices(cluster: Cluster, alias: str) -> list[str]:
