@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from qidf_ctl import install
-from qidf_ctl.cluster import Cluster, ConnectionSettings, EngineInfo
-from qidf_ctl.cluster.transport import opensearch_transport
+from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.desired import Connections, apply_plan, check, make_plan, parse
 from qidf_ctl.desired.render import component_template
 from qidf_ctl.engine import plugin
@@ -62,14 +61,7 @@ def es():
 
 
 def _connect(url: str) -> Cluster:
-    """The node through opensearch-py's plain-JSON transport. elasticsearch-py 9.5 rewrites
-    every Accept header to ``compatible-with=9``, which Elasticsearch 8 refuses (400
-    media_type_header_exception), so qidf's own Elasticsearch transport cannot talk to an
-    8.x node with that client; these tests are about templates, not the transport."""
-    settings = ConnectionSettings.from_options(url=url)
-    transport = opensearch_transport(settings)
-    number = next(iter(transport("GET", "/_nodes/_local", None, None)["nodes"].values()))
-    return Cluster(transport, EngineInfo("elasticsearch", number["version"]), url)
+    return Cluster.connect(ConnectionSettings.from_options(url=url))
 
 
 def _clean(cluster) -> None:
