@@ -369,3 +369,23 @@ def test_auto_is_reproducible(cluster, engine_url, go_task, monkeypatch):
         assert measured == ["auto-code"]  # planned once; in sync afterwards, not re-measured
     finally:
         _delete(cluster, "/auto-code")
+
+
+def test_apply_stops_at_the_first_failure(cluster, engine_url, docs):
+    _delete(cluster, "/sf-1", "/sf-2", "/sf-3")
+    for name in ("sf-1", "sf-2", "sf-3"):
+        _index(cluster, name, dict(list(docs.items())[:5]))
+    cluster.request("POST", "/sf-2/_close")
+    text = "".join(f'[[target]]\nindex = "{n}"\nq = 0.3\n' for n in ("sf-1", "sf-2", "sf-3"))
+    conns = conns_for(engine_url)
+    try:
+        plan = make_plan(parse(text, "qidf.toml"), conns)
+        assert any("closed" in n for n in plan.items[1].notes)
+        report = apply_plan(plan, conns)
+        assert [c["name"] for c in report.changed] == ["sf-1"]
+        assert report.failed and report.failed["name"] == "sf-2" and report.exit_code == 6
+        assert report.not_attempted == ["index sf-3"]
+        assert install.show(cluster, "sf-3")["kind"] == "builtin"
+        assert cluster.index_state("sf-2") == "close"  # refused, left as it was
+    finally:
+        _delete(cluster, "/sf-1", "/sf-2", "/sf-3")
