@@ -3,7 +3,16 @@
 Importing this package registers every command on ``app``; ``main`` is the entry point.
 """
 
-from qidf_ctl.cli import demo, engine, evaluation, plugin, similarity, stats  # noqa: F401
+from qidf_ctl.cli import (  # noqa: F401
+    demo,
+    desired,
+    engine,
+    evaluation,
+    plugin,
+    render,
+    similarity,
+    stats,
+)
 from qidf_ctl.cli.app import app, main
 
 __all__ = ["app", "main"]

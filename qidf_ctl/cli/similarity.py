@@ -1,4 +1,4 @@
-"""``qidf render | apply | revert | show``: the similarity as settings, on an index."""
+"""``qidf apply | revert | show``: the similarity on an index (``render`` is in render.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 from qidf_ctl import install
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.desired import apply_file
 from qidf_ctl.cli.options import (
     K1,
     B,
@@ -18,49 +19,25 @@ from qidf_ctl.cli.options import (
     IndexArg,
     Json,
     ModeOpt,
-    QOpt,
     params_from_options,
     with_cluster,
 )
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
-from qidf_ctl.cluster import EngineInfo
-from qidf_ctl.engine.config import DEFAULT_VERSION
 from qidf_ctl.formula import IdfForm
 from qidf_ctl.install.mode import check_mode
-from qidf_ctl.similarity import Mode, render
 
 DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
-
-
-@app.command("render")
-@one_line_errors
-def render_cmd(
-    q: QOpt,
-    k1: K1 = "1.2",
-    b: B = "0.75",
-    form: Form = IdfForm.LUCENE.value,
-    engine: Annotated[str, typer.Option(
-        help="Target engine and version; decides the (k1 + 1) factor of the built-in "
-        "default (e.g. opensearch-2.19.6, opensearch-3.3.0, elasticsearch-8.19.21).",
-    )] = f"opensearch-{DEFAULT_VERSION}",
-    mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")] = Mode.SCRIPT,
-) -> None:
-    """Print the index settings of the q-log similarity, for review or GitOps.
-
-    Example: qidf render --q 0.3 --engine opensearch-2.19.6 > similarity.json
-    """
-    params = params_from_options(q, k1, b, form)
-    info = EngineInfo.parse(engine)
-    emit_json(render(params, mode, info.default_is_legacy_bm25))
 
 
 @app.command("apply")
 @one_line_errors
 @with_cluster
 def apply_cmd(
-    index: IndexArg,
-    q: QOpt,
     conn: ClusterOptions,
+    index: Annotated[str | None, typer.Argument(
+        help="Index (or alias to one index); omitted with -f.")] = None,
+    q: Annotated[str | None, typer.Option(
+        "--q", help="q in [0, 2]; 1 is plain BM25; `auto` predicts it from the index.")] = None,
     k1: K1 = "1.2",
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,
@@ -70,6 +47,9 @@ def apply_cmd(
         "similarity.")] = None,
     dry_run: DryRun = False,
     json_out: Json = False,
+    file: Annotated[str | None, typer.Option(
+        "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
+        "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; under a second).
 
@@ -78,6 +58,8 @@ def apply_cmd(
 
     Example: qidf apply code-search --q 0.3
     """
+    if file is not None or index is None or q is None:  # -f: the desired-state file
+        return apply_file(file, index=index, q=q, conn=conn, dry_run=dry_run, json_out=json_out)
     from qidf_ctl.predictors import predict_for_index
 
     auto = q.strip().lower() == "auto"

@@ -52,6 +52,8 @@ BAD: dict[str, list[list[str]]] = {
     "engine status": [["--port", "80"]],
     "plugin build": [["--engine", "opensearch-two"]],
     "plugin install": [["/nonexistent.zip", "--port", "1"]],
+    "plan": [["-f", "/nonexistent/qidf.toml"], ["-f", "/dev/null"]],
+    "check": [["idx"], ["idx", "--q", "7"], ["-f", "/dev/null"]],
 }
 
 

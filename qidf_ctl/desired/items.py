@@ -1,0 +1,125 @@
+"""A plan's items and the plan itself: plain data that prints, saves as JSON and loads
+back, so a saved plan can be applied later exactly as it was reviewed."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from qidf_ctl import __version__
+from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
+from qidf_ctl.errors import UsageError
+from qidf_ctl.install import SimilarityState
+from qidf_ctl.similarity import QlogParams
+
+INDEX = "index"
+DATA_STREAM = "data_stream"
+NONE, UPDATE, CREATE, ROLLOVER = "none", "update", "create", "rollover"
+PLAN_FORMAT = "qidf-plan/1"
+
+
+def fingerprint(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class PlanItem:
+    """One index, template or data stream: what it has, what it will have, and how."""
+
+    cluster: str | None
+    kind: str  # index, index_template, component_template, data_stream
+    name: str
+    target: str  # the file's target that reaches it
+    action: str  # none, update, create, rollover
+    strategy: str  # close or clone for indices; none for templates and rollovers
+    mode: str
+    before: str
+    after: str
+    reason: str = ""  # why it changes; "" when in sync
+    params: dict[str, Any] | None = None  # what will be installed (None: auto, not measured)
+    field: str | None = None
+    settings_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    meta_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    prediction: dict[str, Any] | None = None  # auto: the record apply writes, statistics too
+    body: dict[str, Any] | None = None  # templates: the body apply PUTs
+    fingerprint: str = ""
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def changes(self) -> bool:
+        return self.action != NONE
+
+    @property
+    def key(self) -> tuple[str | None, str, str]:
+        return (self.cluster, self.kind, self.name)
+
+    def qlog_params(self) -> QlogParams:
+        if self.params is None:
+            raise UsageError(f"{self.kind} {self.name}: q was not predicted in this plan "
+                             "(made by check?): run qidf plan")
+        return QlogParams(**self.params)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    """Every item the file reaches, in the order apply takes them."""
+
+    source: str
+    sha256: str
+    items: list[PlanItem]
+    profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    clusters: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    created_at: str = ""
+    qidf_version: str = __version__
+    measured: bool = True
+
+    @property
+    def changes(self) -> list[PlanItem]:
+        return [i for i in self.items if i.changes]
+
+    def summary(self) -> dict[str, int]:
+        changes = self.changes
+        return {
+            "items": len(self.items),
+            "in_sync": len(self.items) - len(changes),
+            "to_change": len(changes),
+            "close": sum(1 for i in changes if i.kind == INDEX and i.strategy == "close"),
+            "clone": sum(1 for i in changes if i.kind == INDEX and i.strategy == "clone"),
+            "templates": sum(1 for i in changes if i.kind in (INDEX_TEMPLATE,
+                                                             COMPONENT_TEMPLATE)),
+            "rollovers": sum(1 for i in changes if i.action == ROLLOVER),
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"format": PLAN_FORMAT, "source": self.source, "sha256": self.sha256,
+                "created_at": self.created_at, "qidf_version": self.qidf_version,
+                "measured": self.measured, "profiles": self.profiles,
+                "clusters": self.clusters, "notes": self.notes, "summary": self.summary(),
+                "items": [i.as_dict() for i in self.items]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Plan:
+        if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
+            raise UsageError(f"not a qidf plan (expected \"format\": \"{PLAN_FORMAT}\"): "
+                             "write one with qidf plan -f qidf.toml --out plan.json")
+        if not data.get("measured", True):
+            raise UsageError("this plan was made without predicting q (by check): "
+                             "make one with qidf plan")
+        items = [PlanItem(**item) for item in data.get("items", [])]
+        return cls(data.get("source", ""), data.get("sha256", ""), items,
+                   data.get("profiles", {}), data.get("clusters", {}),
+                   data.get("notes", []), data.get("created_at", ""),
+                   data.get("qidf_version", ""), True)
+
+
+def index_fingerprint(state: SimilarityState) -> str:
+    return fingerprint({"index": state.index, "status": state.status,
+                        "settings": state.similarity_flat, "record": state.record})

@@ -1,0 +1,148 @@
+"""The keys of ``qidf.toml``, declared once: the loader validates against them and the
+reference in ``docs/gitops.md`` is generated from them, so the two cannot disagree.
+
+Regenerate the reference with
+``python -c "import qidf_ctl.desired as d; print(d.reference_markdown(), end='')"``; a unit
+test fails when the document is out of date.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# What a target names: exactly one of these keys selects it.
+SELECTORS = ("index", "alias", "pattern", "template", "component_template")
+TEMPLATE_KINDS = ("template", "component_template")
+MODES = ("auto", "script", "plugin")
+STRATEGIES = ("close", "clone")
+FORMS = ("lucene", "rsj")
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a table: its type, default, allowed values and what it means."""
+
+    name: str
+    kind: str  # string, strings, number, integer, boolean, q
+    help: str
+    default: object = None
+    choices: tuple[str, ...] = ()
+    # Target selectors the key applies to (empty: every target); for [defaults] and targets.
+    only_for: tuple[str, ...] = ()
+
+    @property
+    def type_name(self) -> str:
+        if self.choices:
+            return " \\| ".join(f'`"{c}"`' for c in self.choices)
+        return {"strings": "list of strings", "q": 'number or `"auto"`'}.get(self.kind, self.kind)
+
+    @property
+    def default_text(self) -> str:
+        if self.default is None:
+            return ""
+        if isinstance(self.default, bool):
+            return f"`{str(self.default).lower()}`"
+        if isinstance(self.default, str):
+            return f'`"{self.default}"`'
+        return f"`{self.default}`"
+
+
+TOP_KEYS: tuple[Key, ...] = (
+    Key("version", "integer", "Format version of the file; 1.", FORMAT_VERSION),
+    Key("clusters", "table", "Connection profiles, `[clusters.NAME]`."),
+    Key("defaults", "table", "Values every target takes unless it sets its own."),
+    Key("target", "array of tables", "`[[target]]`: one index, alias, pattern, index template "
+        "or component template and the similarity it must have."),
+)
+
+CLUSTER_KEYS: tuple[Key, ...] = (
+    Key("url", "string", "Cluster URL, e.g. `https://search.example.com:9200`."),
+    Key("url_env", "string", "Read the URL from this environment variable instead."),
+    Key("user", "string", "Basic-auth user."),
+    Key("user_env", "string", "Read the user from this environment variable."),
+    Key("password_env", "string", "Read the password from this environment variable "
+        "(the file is checked in: secrets never go in it)."),
+    Key("password_file", "string", "Read the password from this file (relative to qidf.toml)."),
+    Key("api_key_env", "string", "Read the API key (base64 id:key) from this variable."),
+    Key("api_key_file", "string", "Read the API key from this file (relative to qidf.toml)."),
+    Key("ca_certs", "string", "CA certificate bundle for https (relative to qidf.toml)."),
+    Key("insecure", "boolean", "Skip TLS certificate verification (test clusters only).", False),
+)
+
+# Keys that would put a secret into a checked-in file: refused with a pointer to *_env.
+SECRET_KEYS = {"password": "password_env or password_file",
+               "api_key": "api_key_env or api_key_file"}
+
+SIMILARITY_KEYS: tuple[Key, ...] = (
+    Key("cluster", "string", "Connection profile (a `[clusters.NAME]`); without one, the "
+        "command line's `--url` / `QIDF_URL`."),
+    Key("q", "q", "q in [0, 2] (1 is BM25), or `\"auto\"`: predicted from the index's "
+        "statistics by the pinned `predictor`; the plan records the statistics and q."),
+    Key("predictor", "string", "The predictor `q = \"auto\"` uses, pinned so that a newer "
+        "qidf cannot change q silently (e.g. `\"qidf-gate\"`, `\"paper\"`); required with "
+        "auto."),
+    Key("k1", "number", "BM25 k1 (>= 0).", 1.2),
+    Key("b", "number", "BM25 b, in [0, 1].", 0.75),
+    Key("form", "string", "IDF form.", "lucene", FORMS),
+    Key("mode", "string", "How the similarity is installed: `auto` picks the native plugin "
+        "when every data node has it, else Painless.", "auto", MODES),
+    Key("strategy", "string", "How an existing index changes: `close` (a second without "
+        "search) or `clone` (no search downtime; needs a qidf with the clone strategy).",
+        "close", STRATEGIES),
+    Key("field", "string", "Text field that must be affected (refused if its mapping names "
+        "its own similarity); with auto, the field measured.",
+        only_for=("index", "alias", "pattern")),
+    Key("sample", "integer", "With auto: documents sampled for the statistics (default: "
+        "exact when small, sampled when large, with a fixed seed).",
+        only_for=("index", "alias", "pattern")),
+    Key("existing", "boolean", "Also bring the indices that already match the template in "
+        "line (each is closed or cloned); false: only the template and indices created "
+        "after qidf last wrote it.", True, only_for=TEMPLATE_KINDS),
+    Key("rollover", "boolean", "For data streams of the template: roll each over when its "
+        "write index lacks the similarity, so the new write index has it (no close).",
+        False, only_for=("template",)),
+    Key("patterns", "strings", "Index patterns of an index template qidf creates when it "
+        "does not exist (an existing template keeps its own).", only_for=("template",)),
+    Key("priority", "integer", "Priority of an index template qidf creates.", 100,
+        only_for=("template",)),
+    Key("data_stream", "boolean", "Create the index template for data streams.", False,
+        only_for=("template",)),
+)
+
+SELECTOR_KEYS: tuple[Key, ...] = (
+    Key("index", "string", "One index, or an alias that points at one index."),
+    Key("alias", "string", "Every index behind this alias."),
+    Key("pattern", "string", "Every open index matching this wildcard pattern, e.g. "
+        "`\"code-*\"` (hidden indices are not matched)."),
+    Key("template", "string", "A composable index template: the template carries the "
+        "similarity, so indices created later (rollover, by hand) get it at creation."),
+    Key("component_template", "string", "A component template that carries the similarity, "
+        "for the index templates that compose it."),
+)
+
+SIMILARITY_BY_NAME = {k.name: k for k in SIMILARITY_KEYS}
+CLUSTER_BY_NAME = {k.name: k for k in CLUSTER_KEYS}
+
+
+def _table(keys: tuple[Key, ...], *, scope: bool = False) -> list[str]:
+    head = "| key | type | default | meaning |"
+    rows = [head, "|---|---|---|---|"]
+    for key in keys:
+        meaning = key.help
+        if scope and key.only_for:
+            meaning += " Only for " + ", ".join(f"`{s}`" for s in key.only_for) + " targets."
+        rows.append(f"| `{key.name}` | {key.type_name} | {key.default_text} | {meaning} |")
+    return rows
+
+
+def reference_markdown() -> str:
+    """The file format's reference, generated from the declarations above."""
+    lines = ["### Top level", "", *_table(TOP_KEYS), "",
+             "### `[clusters.NAME]`: connection profiles", "", *_table(CLUSTER_KEYS), "",
+             "`password` and `api_key` are refused: the file is meant to be checked in.", "",
+             "### `[[target]]`: what to manage (exactly one of these)", "",
+             *_table(SELECTOR_KEYS), "",
+             "### The similarity (in `[[target]]`, or in `[defaults]` for every target)", "",
+             *_table(SIMILARITY_KEYS, scope=True)]
+    return "\n".join(lines) + "\n"
