@@ -7,19 +7,20 @@ own local engine (``qidf_ctl.engine``) on port 9250 and stops it afterwards.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from qidf_research.corpora import RetrievalTask
 
 from qidf_ctl import demo
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.engine import plugin
 from qidf_ctl.engine import process as local_engine
 from qidf_ctl.engine.config import EngineConfig
-from qidf_ctl.evaluation import indexing
+from qidf_ctl.evaluation import RetrievalTask, indexing
 
 TEST_PORT = int(os.environ.get("QIDF_TEST_PORT", "9250"))
+ES_PORT = int(os.environ.get("QIDF_TEST_ES_PORT", "9230"))
 PARITY_INDEX = "qidf-it-parity"
 
 
@@ -59,3 +60,18 @@ def parity_index(cluster, go_task) -> str:
     count = indexing.bulk_index(cluster, PARITY_INDEX, go_task.corpus)
     assert count == len(go_task.corpus) >= 5000
     return PARITY_INDEX
+
+
+@pytest.fixture(scope="session")
+def es_cluster() -> Iterator[Cluster]:
+    """A real Elasticsearch node with the plugin, started once for every test that needs one
+    (its Maven Central distribution has no Painless: the plugin path only)."""
+    zip_path = os.environ.get("QIDF_ES_PLUGIN_ZIP")
+    if not zip_path:
+        pytest.skip("QIDF_ES_PLUGIN_ZIP not set (scripts/test.sh builds the Elasticsearch plugin)")
+    cfg = EngineConfig.from_env(distribution="elasticsearch", port=ES_PORT)
+    info = plugin.install_local(cfg, Path(zip_path))
+    try:
+        yield Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
+    finally:
+        local_engine.stop(cfg)

@@ -9,8 +9,6 @@ already running on the port with the plugin is reused and left running.
 from __future__ import annotations
 
 import contextlib
-import os
-from pathlib import Path
 
 import pytest
 
@@ -18,14 +16,10 @@ from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.desired import Connections, apply_plan, check, make_plan, parse
 from qidf_ctl.desired.render import component_template
-from qidf_ctl.engine import plugin
-from qidf_ctl.engine import process as local_engine
-from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.errors import EXIT_DRIFT, ClusterError
 from qidf_ctl.similarity import Mode, QlogParams
 
 pytestmark = pytest.mark.integration
-ES_PORT = int(os.environ.get("QIDF_TEST_ES_PORT", "9230"))
 
 FILE = """
 [defaults]
@@ -43,21 +37,8 @@ q = 0.5
 
 
 @pytest.fixture(scope="module")
-def es():
-    zip_path = os.environ.get("QIDF_ES_PLUGIN_ZIP")
-    if not zip_path:
-        pytest.skip("QIDF_ES_PLUGIN_ZIP not set (scripts/test.sh builds the Elasticsearch plugin)")
-    cfg = EngineConfig.from_env(distribution="elasticsearch", port=ES_PORT)
-    status = local_engine.status(cfg)
-    reuse = status["running"] and install.presence(_connect(status["url"])).everywhere
-    if not reuse:
-        plugin.install_local(cfg, Path(zip_path))
-    cluster = _connect(cfg.url)
-    try:
-        yield cluster
-    finally:
-        if not reuse:
-            local_engine.stop(cfg)
+def es(es_cluster):
+    return es_cluster
 
 
 def _connect(url: str) -> Cluster:

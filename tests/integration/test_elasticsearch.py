@@ -8,16 +8,9 @@ the Elasticsearch plugin zip and sets ``QIDF_ES_PLUGIN_ZIP``; without it these t
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from qidf_ctl import install
-from qidf_ctl.cluster import Cluster, ConnectionSettings
-from qidf_ctl.engine import plugin
-from qidf_ctl.engine import process as local_engine
-from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.errors import QidfError
 from qidf_ctl.evaluation import indexing, queries, runs
 from qidf_ctl.similarity import Mode, QlogParams
@@ -25,21 +18,7 @@ from qidf_ctl.similarity import Mode, QlogParams
 from .test_parity import _same_ranking
 
 pytestmark = pytest.mark.integration
-ES_PORT = int(os.environ.get("QIDF_TEST_ES_PORT", "9230"))
 INDEX = "qidf-it-es"
-
-
-@pytest.fixture(scope="module")
-def es_cluster():
-    zip_path = os.environ.get("QIDF_ES_PLUGIN_ZIP")
-    if not zip_path:
-        pytest.skip("QIDF_ES_PLUGIN_ZIP not set (scripts/test.sh builds the Elasticsearch plugin)")
-    cfg = EngineConfig.from_env(distribution="elasticsearch", port=ES_PORT)
-    info = plugin.install_local(cfg, Path(zip_path))
-    try:
-        yield Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
-    finally:
-        local_engine.stop(cfg)
 
 
 @pytest.fixture(scope="module")
