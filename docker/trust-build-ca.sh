@@ -5,17 +5,26 @@
 #
 #   docker build --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt ...
 #
-# Adds the bundle's certificates to the stage's system store (update-ca-certificates also
-# refreshes Java's cacerts when a JDK is installed) and prints `export PIP_CERT=...` for pip,
-# whose own bundle ignores the system store. The final images never contain the bundle: they
-# copy only build results out of these stages.
+# Adds the bundle's certificates that the stage does not trust yet to its system store
+# (update-ca-certificates also refreshes Java's cacerts when a JRE is installed) and prints
+# `export PIP_CERT=...` for pip, whose own bundle ignores the system store. The final images
+# never contain them: they copy only build results out of these stages.
 set -eu
 SECRET=/run/secrets/ca
+SYSTEM=/etc/ssl/certs/ca-certificates.crt
 [ -s "$SECRET" ] || exit 0
 DIR=/usr/local/share/ca-certificates/qidf-build
 mkdir -p "$DIR"
-# one certificate per file: update-ca-certificates' Java hook reads only the first of a file
-awk -v dir="$DIR" '/-----BEGIN CERTIFICATE-----/ { n++; f = sprintf("%s/ca-%03d.crt", dir, n) }
-                   f { print > f } /-----END CERTIFICATE-----/ { close(f); f = "" }' "$SECRET"
-update-ca-certificates >/dev/null 2>&1
-echo "export PIP_CERT=/etc/ssl/certs/ca-certificates.crt"
+# One new certificate per file (update-ca-certificates' Java hook reads only the first of a
+# file); certificates already in the system bundle are skipped, which keeps the hook fast.
+new="$(awk -v dir="$DIR" '
+  /-----BEGIN CERTIFICATE-----/ { body = "" ; inside = 1 }
+  inside { body = body $0 "\n" }
+  /-----END CERTIFICATE-----/ {
+    inside = 0
+    if (FILENAME != ARGV[ARGC - 1]) { known[body] = 1 }
+    else if (!(body in known)) { n++; f = sprintf("%s/ca-%03d.crt", dir, n); printf "%s", body > f; close(f) }
+  }
+  END { print n + 0 }' "$SYSTEM" "$SECRET")"
+if [ "$new" -gt 0 ]; then update-ca-certificates >/dev/null 2>&1; fi
+echo "export PIP_CERT=$SYSTEM"

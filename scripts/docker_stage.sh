@@ -161,8 +161,30 @@ ensure_base_image() {
 
 # --- 4. images ----------------------------------------------------------------------------
 
+MAVEN_SEED_IMAGE="qidf-maven-seed:local"
+BUILD_ARGS=()
+
+make_maven_seed() {
+  # A first build downloads ~140 MB from Maven Central in hundreds of small requests, slowly.
+  # After scripts/test.sh the host's ~/.m2 has all of it: copy the folders the build reads
+  # (docker/maven-seed.txt) into an image and hand it to the build as MAVEN_SEED. Skipped when
+  # the engine image exists (its build cache has them) or the host has no Maven repository.
+  local repo="$HOME/.m2/repository"
+  if docker image inspect "$ENGINE_IMAGE" >/dev/null 2>&1 || [ ! -d "$repo" ]; then
+    return 0
+  fi
+  local list="$LOGS/maven-seed.txt" wanted
+  wanted="$(grep -vc '^#' docker/maven-seed.txt)"
+  (cd "$repo" && grep -v '^#' "$ROOT/docker/maven-seed.txt" | while read -r d; do
+     if [ -d "$d" ]; then echo "repository/$d"; fi; done) >"$list"
+  log "Maven seed: $(wc -l <"$list") of $wanted folders from the host's ~/.m2"
+  [ -s "$list" ] || return 0
+  tar -C "$HOME/.m2" -c -T "$list" | docker import - "$MAVEN_SEED_IMAGE" >/dev/null
+  BUILD_ARGS+=(--build-arg "MAVEN_SEED=$MAVEN_SEED_IMAGE")
+}
+
 build() { # build TARGET TAG
-  local args=(build --progress=plain -f docker/Dockerfile --target "$1" -t "$2")
+  local args=(build --progress=plain -f docker/Dockerfile --target "$1" -t "$2" "${BUILD_ARGS[@]}")
   if [ -n "$CA" ] && [ -s "$CA" ]; then args+=(--secret "id=ca,src=$CA"); fi
   log "building $2 (target $1; log: $LOGS/build-$1.log)"
   if ! DOCKER_BUILDKIT=1 nice "$BUILD_DOCKER" "${args[@]}" . >"$LOGS/build-$1.log" 2>&1; then
@@ -254,6 +276,7 @@ cleanup() {
     log "engine log tail: $LOGS/engine-tail.log"
   fi
   teardown_stack
+  if docker info >/dev/null 2>&1; then docker image rm "$MAVEN_SEED_IMAGE" >/dev/null 2>&1 || true; fi
   stop_dockerd
   if [ $rc -eq 0 ]; then
     [ -n "${QIDF_DOCKER_LOGS:-}" ] || rm -rf "$LOGS"
@@ -275,6 +298,7 @@ main() {
   teardown_stack # leftovers of an interrupted earlier run
   port_free "$PORT" || fail "127.0.0.1:$PORT is taken: set QIDF_HOST_PORT to a free port"
   ensure_base_image
+  timed "Maven seed (first build only)" make_maven_seed
   timed "build $ENGINE_IMAGE" build engine "$ENGINE_IMAGE"
   timed "build $CLI_IMAGE" build qidf "$CLI_IMAGE"
   timed "compose up demo -> table" run_demo
