@@ -4,7 +4,9 @@
 # folders from the host's ~/.m2 into the first build (MAVEN_SEED), which then downloads
 # nothing from Maven Central. A stale list only makes that build download what is missing.
 #
-#   docker/maven_seed_list.sh [ENGINE_VERSION]     (default 2.19.6; needs Java 17, Maven)
+#   docker/maven_seed_list.sh [ENGINE_VERSION]     (default 2.19.6)
+#
+# Needs Java 17, Maven and qidf (QIDF, default .venv/bin/qidf as scripts/test.sh makes it).
 #
 # Replays both steps on the host with a fresh Maven repository whose only source is the
 # host's ~/.m2 (a file:// mirror, no network), then lists what landed in it. Run it after a
@@ -12,6 +14,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSION="${1:-2.19.6}"
+QIDF="${QIDF:-$ROOT/.venv/bin/qidf}"
+[ -x "$QIDF" ] || { echo "maven_seed_list.sh: no qidf at $QIDF (run scripts/test.sh, or set QIDF)" >&2; exit 1; }
 WORK="$(mktemp -d /tmp/qidf-maven-seed.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/.m2"
@@ -23,8 +27,7 @@ SETTINGS
   # Maven reads user.home (not $HOME) for settings.xml and its repository
   export MAVEN_OPTS="-Duser.home=$WORK" XDG_CACHE_HOME="$WORK/cache" QIDF_HOME="$WORK/qidf"
   "$ROOT/scripts/build_plugin.sh" "$VERSION" --skip-tests >/dev/null
-  QIDF_ENGINE_VERSION="$VERSION" PYTHONPATH="$ROOT" python3 -c \
-    'from qidf_ctl import local_engine as e; e.assemble(e.EngineConfig.from_env())'
+  "$QIDF" engine fetch --engine "opensearch-$VERSION" >/dev/null
 )
 {
   echo "# Maven artifact folders the image build reads (OpenSearch $VERSION); regenerate with"
