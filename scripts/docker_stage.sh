@@ -51,6 +51,16 @@ log() { echo "docker_stage: $*" >&2; }
 fail() { log "FAILED: $*"; FAILED=1; exit 1; }
 passed() { PASSED=$((PASSED + 1)); log "ok: $*"; }
 
+CHILD=""
+interruptible() { # run in the background and wait, so that INT/TERM reach our trap at once
+  local rc=0
+  "$@" &
+  CHILD=$!
+  wait "$CHILD" || rc=$?
+  CHILD=""
+  return $rc
+}
+
 timed() { # timed LABEL COMMAND...: run, record its wall time (a failure exits, under set -e)
   local label="$1" start=$SECONDS
   shift
@@ -104,15 +114,31 @@ pick_clients() {
 
 # --- 2. dockerd ---------------------------------------------------------------------------
 
+# What this script started is recorded in $STATE, so that a run after one that was killed
+# outright (no chance to clean up) adopts that dockerd and stops it in the end.
+STATE=/run/qidf-docker-stage
+
 start_dockerd() {
+  local pid
+  pid="$(cat "$STATE/dockerd.pid" 2>/dev/null || true)"
+  if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then
+    STARTED_DOCKERD="$pid"
+    HAD_DOCKER0="$(cat "$STATE/had-docker0")"
+    IP_FORWARD_BEFORE="$(cat "$STATE/ip-forward")"
+    log "adopting the dockerd (pid $pid) an interrupted run of this script started"
+  fi
   if docker info >/dev/null 2>&1; then
-    log "using the running Docker engine"
+    [ -n "$STARTED_DOCKERD" ] || log "using the running Docker engine"
     return 0
   fi
+  STARTED_DOCKERD=""
   ip link show docker0 >/dev/null 2>&1 || HAD_DOCKER0=""
   IP_FORWARD_BEFORE="$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null || true)"
+  mkdir -p "$STATE"
+  echo "$HAD_DOCKER0" >"$STATE/had-docker0"
+  echo "$IP_FORWARD_BEFORE" >"$STATE/ip-forward"
   log "starting dockerd (log: $LOGS/dockerd.log)"
-  setsid dockerd --pidfile "$LOGS/dockerd.pid" >"$LOGS/dockerd.log" 2>&1 </dev/null 9>&- &
+  setsid dockerd --pidfile "$STATE/dockerd.pid" >"$LOGS/dockerd.log" 2>&1 </dev/null 7>&- 8>&- 9>&- &
   STARTED_DOCKERD=$!
   local i
   for i in $(seq 1 120); do
@@ -139,6 +165,7 @@ stop_dockerd() {
   fi
   wait "$STARTED_DOCKERD" 2>/dev/null || true
   STARTED_DOCKERD=""
+  rm -rf "$STATE"
   # dockerd leaves its bridge and ip_forward behind; put back what was there before
   if [ -z "$HAD_DOCKER0" ]; then ip link delete docker0 2>/dev/null || true; fi
   if [ -n "$IP_FORWARD_BEFORE" ]; then
@@ -187,7 +214,7 @@ build() { # build TARGET TAG
   local args=(build --progress=plain -f docker/Dockerfile --target "$1" -t "$2" "${BUILD_ARGS[@]}")
   if [ -n "$CA" ] && [ -s "$CA" ]; then args+=(--secret "id=ca,src=$CA"); fi
   log "building $2 (target $1; log: $LOGS/build-$1.log)"
-  if ! DOCKER_BUILDKIT=1 nice "$BUILD_DOCKER" "${args[@]}" . >"$LOGS/build-$1.log" 2>&1; then
+  if ! interruptible env DOCKER_BUILDKIT=1 nice "$BUILD_DOCKER" "${args[@]}" . >"$LOGS/build-$1.log" 2>&1; then
     tail -n 30 "$LOGS/build-$1.log" >&2
     fail "building $2 failed"
   fi
@@ -210,8 +237,8 @@ port_free() {
 
 run_demo() {
   log "compose up demo: engine, healthcheck (at least yellow), demo (log: $LOGS/demo.log)"
-  if ! QIDF_HOST_PORT="$PORT" timeout 600 "${COMPOSE[@]}" up --no-build --no-color demo \
-       >"$LOGS/demo.log" 2>&1; then
+  if ! interruptible env QIDF_HOST_PORT="$PORT" timeout 600 "${COMPOSE[@]}" up --no-build --no-color \
+       demo >"$LOGS/demo.log" 2>&1; then
     tail -n 40 "$LOGS/demo.log" >&2
     fail "compose up demo failed"
   fi
@@ -272,6 +299,8 @@ check_engine() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  exec 1>&7 2>&8 # a trap runs inside the redirections of the step it interrupted
+  if [ -n "$CHILD" ]; then kill -TERM "$CHILD" 2>/dev/null || true; wait "$CHILD" 2>/dev/null || true; fi
   if [ $rc -ne 0 ]; then
     echo "docker_stage: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"
   fi
@@ -291,6 +320,7 @@ cleanup() {
 }
 
 main() {
+  exec 7>&1 8>&2
   exec 9>/run/lock/qidf-docker-stage.lock
   flock -w 900 9 || fail "another docker_stage.sh holds /run/lock/qidf-docker-stage.lock"
   trap cleanup EXIT
