@@ -37,7 +37,8 @@ def demo_cmd(
     from qidf_ctl.demo import run_demo
 
     check_mode(mode)
-    if conn.url is None:
+    local = conn.url is None
+    if local:
         with step_status(quiet=json_out) as progress:
             conn.url = process.start(config(None, port), progress)["url"]
     cluster = conn.connect()
@@ -50,10 +51,10 @@ def demo_cmd(
     if json_out:
         emit_json(dataclasses.asdict(result))
         return
-    _print_demo(result, cluster.url)
+    _print_demo(result, cluster.url, local)
 
 
-def _print_demo(result: Any, url: str) -> None:
+def _print_demo(result: Any, url: str, local: bool) -> None:
     from rich.table import Table
 
     how = "the native plugin" if result.mode == "plugin" else "Painless"
@@ -73,10 +74,12 @@ def _print_demo(result: Any, url: str) -> None:
                   f"(BM25) to rank {ex['qlog_rank']} ({ex['qlog_label']}).", markup=False)
         out.print(f"query (code):\n{ex['code_head']}\n...", markup=False)
         out.print(f"gold docstring: {ex['gold_doc']}", markup=False)
-    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Next, try "
-              f"(scripts/demo.sh installed qidf as .venv/bin/qidf):\n"
-              f"  qidf predict {result.index}\n  qidf apply {result.index} --q auto\n"
-              f"  qidf show {result.index}\n  qidf revert {result.index}\n  qidf engine stop",
+    where = "" if local else f" --url {url}"
+    stop = "\n  qidf engine stop           (stops the local engine)" if local else ""
+    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Next, try:\n"
+              f"  qidf predict {result.index}{where}\n"
+              f"  qidf apply {result.index} --q auto{where}\n"
+              f"  qidf show {result.index}{where}\n  qidf revert {result.index}{where}{stop}",
               markup=False)
 
 
