@@ -49,8 +49,10 @@ def _rows(lines: list[str], separator: str) -> dict[str, Row]:
 
 
 def readme_rows(text: str) -> dict[str, Row]:
-    """The first Markdown table whose rows name BM25 and q-log settings."""
-    return _rows(text.splitlines(), "|")
+    """The demo's Markdown table: the one in the README's "Try it" section (other sections
+    have tables with BM25 rows too)."""
+    section = text.split("## Try it", 1)[-1].split("\n## ", 1)[0]
+    return _rows(section.splitlines(), "|")
 
 
 def demo_rows(text: str) -> dict[str, Row]:
