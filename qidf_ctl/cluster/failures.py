@@ -31,14 +31,29 @@ def _chain(exc: BaseException) -> list[BaseException]:
         if not isinstance(item, BaseException) or any(item is s for s in seen):
             continue
         seen.append(item)
-        wrapped = getattr(item, "errors", None) or ()
-        todo += [item.__cause__, item.__context__, *wrapped, getattr(item, "info", None),
-                 getattr(item, "reason", None), *item.args]
+        wrapped = _attr(item, "errors") or ()
+        todo += [item.__cause__, item.__context__, *wrapped, _attr(item, "info"),
+                 _attr(item, "reason"), *item.args]
     return seen
 
 
+def _attr(item: BaseException, name: str) -> Any:
+    """An attribute that may be a property failing on a short ``args`` (opensearch-py's)."""
+    try:
+        return getattr(item, name, None)
+    except (IndexError, AttributeError):
+        return None
+
+
+def _str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a client's __str__ that trips on its own args
+        return " ".join(str(a) for a in exc.args)
+
+
 def _text(chain: list[BaseException]) -> str:
-    return " | ".join(f"{type(e).__name__}: {e}" for e in chain)
+    return " | ".join(f"{type(e).__name__}: {_str(e)}" for e in chain)
 
 
 def short(text: str, limit: int = MAX_DETAIL) -> str:
@@ -118,7 +133,7 @@ def from_exception(exc: BaseException, url: str, timeout: float) -> ClusterError
         return ClusterError(f"cannot reach {url}: it closed the connection without "
                             f"answering{hint}",
                             error_type="connection_error", retryable=True)
-    detail = short(str(chain[-1]) if chain else text)
+    detail = short(_str(chain[-1]) if chain else text)
     return ClusterError(f"cannot reach {url} ({detail})", error_type="connection_error",
                         retryable=True)
 
@@ -153,7 +168,7 @@ def from_status(status: int, info: Any, url: str, path: str = "",
         return ClusterError(
             f"{url} answered HTTP {status} with an HTML page, not a search engine's JSON: "
             "is --url the cluster's address (not a login page or a dashboard)?",
-            status=status, error_type="not_a_search_engine")
+            status=status if status >= 429 else None, error_type="not_a_search_engine")
     elif info:
         reason = str(info)
     if status == 401:

@@ -42,7 +42,9 @@ def opensearch_client_transport(client: Any, url: str, timeout: float = 60.0) ->
                                                     "JSON") from None
         except oe.TransportError as exc:
             if isinstance(exc.status_code, int):
-                raise failures.from_status(exc.status_code, exc.info, url, path) from None
+                # A body that is not JSON is in ``error``, not ``info``.
+                info = exc.info if exc.info is not None else exc.error
+                raise failures.from_status(exc.status_code, info, url, path) from None
             raise failures.from_exception(exc, url, timeout) from None
         except oe.ImproperlyConfigured as exc:
             raise ClusterError(f"client configuration: {failures.short(str(exc))}") from None

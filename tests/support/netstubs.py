@@ -13,6 +13,7 @@ import http.server
 import select
 import socket
 import socketserver
+import ssl
 import threading
 import urllib.error
 import urllib.request
@@ -32,6 +33,10 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     @property
     def port(self) -> int:
         return int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet: a client that hangs up or fails the handshake is what some tests do, and
+        the default handler prints a traceback into the output the tests inspect."""
 
     @property
     def url(self) -> str:
@@ -117,7 +122,9 @@ class Canned(_Server):
     """Answers every request with ``status``, ``content_type`` and ``body``."""
 
     def __init__(self, status: int = 200, body: bytes = b"", content_type: str = "text/html",
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None,
+                 tls: tuple[str, str] | None = None) -> None:
+        """``tls`` = (certificate, key) PEM paths serves HTTPS instead of HTTP."""
         canned = self
 
         class Handler(_Quiet):
@@ -136,7 +143,20 @@ class Canned(_Server):
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
 
+        self.tls = tls
         super().__init__(Handler)
+
+    def get_request(self) -> tuple[Any, Any]:
+        sock, addr = super().get_request()
+        if self.tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*self.tls)
+            sock = ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, addr
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
 
 class BlackHole:
