@@ -71,6 +71,7 @@ CLONE_INDEX = (
     "indices:admin/aliases",           # POST _aliases (add + remove_index, one call)
     "indices:admin/delete",            # remove_index of the old index
     "indices:admin/block/add",         # PUT <index>/_block/write
+    "indices:admin/refresh",           # before counting the source's documents
 )
 SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/scroll/clear", "indices:data/read/msearch",
