@@ -42,20 +42,22 @@ def _reasons(info: Any) -> list[str]:
     """Every ``reason`` in an error body, root causes and suppressed ones included."""
     out: list[str] = []
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, depth: int) -> None:
+        if depth > 10:
+            return
         if isinstance(node, dict):
             if isinstance(node.get("reason"), str):
                 out.append(node["reason"])
-            for key in ("error", "root_cause", "suppressed", "caused_by", "reason"):
-                if isinstance(node.get(key), (dict, list)):
-                    walk(node[key])
+            for value in node.values():
+                if isinstance(value, (dict, list)):
+                    walk(value, depth + 1)
         elif isinstance(node, list):
             for item in node:
-                walk(item)
+                walk(item, depth + 1)
         elif isinstance(node, str):
             out.append(node)
 
-    walk(info)
+    walk(info, 0)
     return out
 
 
@@ -82,12 +84,16 @@ def parse(info: Any) -> Refusal | None:
     return found if found.actions else None
 
 
+# APIs whose index comes after two words: /_cat/indices/<index>, /_cluster/health/<index>.
+_TWO_WORD_APIS = ("_cat", "_cluster", "_resolve")
+
+
 def index_of(path: str) -> str | None:
-    """The index a request path addresses (its first non-API segment), if any."""
-    for part in path.partition("?")[0].strip("/").split("/"):
-        if part and not part.startswith("_"):
-            return unquote(part)
-    return None
+    """The index a request path addresses, if any."""
+    parts = [p for p in path.partition("?")[0].strip("/").split("/") if p]
+    if parts and parts[0] in _TWO_WORD_APIS:
+        return unquote(parts[2]) if len(parts) > 2 else None
+    return unquote(parts[0]) if parts and not parts[0].startswith("_") else None
 
 
 def opensearch_grant(actions: list[str], index: str | None) -> dict[str, Any]:

@@ -17,8 +17,9 @@ from typing import Any
 from qidf_ctl.cluster import privileges
 from qidf_ctl.errors import ClusterError
 
-_ITEM_LISTS = {"_mget": "docs", "_mtermvectors": "docs", "_msearch": "responses",
-               "_bulk": "items"}
+# Subtrees that hold documents or index definitions, never the engine's own errors.
+_DATA = frozenset({"_source", "hits", "fields", "term_vectors", "aggregations", "_meta",
+                   "mappings", "settings", "docs_found", "highlight", "suggest"})
 
 
 def _is_refusal(error: Any, status: Any = None) -> bool:
@@ -29,18 +30,24 @@ def _is_refusal(error: Any, status: Any = None) -> bool:
     return "security_exception" in kinds or status in (401, 403, "FORBIDDEN")
 
 
-def _item_errors(items: list[Any]) -> list[tuple[Any, Any]]:
-    out = []
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        if "error" in item:
-            out.append((item["error"], item.get("status")))
-        else:  # _bulk: {"index": {"error": ..., "status": 403}}
-            for op in item.values():
-                if isinstance(op, dict) and "error" in op:
-                    out.append((op["error"], op.get("status")))
-    return out
+def _refusals(node: Any, depth: int = 0) -> list[Any]:
+    """Every refused item or shard in an answer, whatever its shape: ``docs[i].error``,
+    ``responses[i].error``, ``items[i].<op>.error``, ``indices.<i>.failedShards`` (close),
+    ``indices[i].failed_shards`` (block), ``_shards.failures``."""
+    found: list[Any] = []
+    if depth > 8:
+        return found
+    if isinstance(node, dict):
+        for key in ("error", "reason"):
+            if _is_refusal(node.get(key), node.get("status")):
+                found.append(node[key])
+        for key, value in node.items():
+            if key not in _DATA and key not in ("error", "reason"):
+                found += _refusals(value, depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            found += _refusals(item, depth + 1)
+    return found
 
 
 def _shard_failures(resp: dict[str, Any]) -> list[dict[str, Any]]:
@@ -55,25 +62,19 @@ def _shard_failures(resp: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _api(path: str) -> str:
-    return path.partition("?")[0].rstrip("/").rsplit("/", 1)[-1]
+    parts = [p for p in path.partition("?")[0].strip("/").split("/") if p.startswith("_")]
+    return parts[-1] if parts else "the request"
 
 
 def refusal(path: str, resp: Any, distribution: str = "opensearch") -> ClusterError | None:
-    """A 403-equivalent error if ``resp`` (a 200 answer to ``path``) hides a refusal."""
-    if not isinstance(resp, dict):
-        return None
-    api = _api(path)
-    errors: list[tuple[Any, Any]] = []
-    if api in _ITEM_LISTS and isinstance(resp.get(_ITEM_LISTS[api]), list):
-        errors = _item_errors(resp[_ITEM_LISTS[api]])
-    elif api == "_close" and resp.get("acknowledged") is False:
-        errors = [(f.get("reason"), f.get("status")) for f in _shard_failures(resp)]
-    refused = [e for e, status in errors if _is_refusal(e, status)]
+    """A 403-equivalent error if ``resp`` (a 2xx answer to ``path``) hides a refusal."""
+    refused = _refusals(resp) if isinstance(resp, (dict, list)) else []
     if not refused:
         return None
     found = privileges.parse(refused)
     text = (privileges.message(found, path, distribution) if found else
-            f"permission denied inside the answer to {api}: {refused[0].get('reason', '')}")
+            f"permission denied inside the answer to {_api(path)}: "
+            f"{refused[0].get('reason', '')}")
     return ClusterError(text, status=403, error_type="security_exception")
 
 

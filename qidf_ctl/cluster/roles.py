@@ -71,7 +71,9 @@ CLONE_INDEX = (
     "indices:admin/aliases",           # POST _aliases (add + remove_index, one call)
     "indices:admin/delete",            # remove_index of the old index
     "indices:admin/block/add",         # PUT <index>/_block/write
+    "indices:admin/block/add[s]",      # its per-shard step (refused inside a 200 otherwise)
     "indices:admin/refresh",           # before counting the source's documents
+    "indices:admin/refresh[s]",        # its per-shard step (a 403 listing shard failures)
 )
 SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/scroll/clear", "indices:data/read/msearch",
@@ -85,6 +87,8 @@ COMPANIONS = {
     "indices:data/read/mtv": "indices:data/read/mtv[shard]",
     "indices:data/read/mget": "indices:data/read/mget[shard]",
     "indices:data/write/bulk": "indices:data/write/bulk[s]",
+    "indices:admin/block/add": "indices:admin/block/add[s]",
+    "indices:admin/refresh": "indices:admin/refresh[s]",
 }
 CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + SEARCH_CLUSTER)
 

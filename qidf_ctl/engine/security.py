@@ -69,6 +69,7 @@ class SecuritySpec:
     cert_users: dict[str, list[str]] = field(default_factory=dict)  # client cert CN -> roles
     jwt_roles: dict[str, list[str]] = field(default_factory=dict)  # JWT "roles" claim -> roles
     host_names: tuple[str, ...] = ()  # extra DNS names in the node certificate
+    extra_roles: dict[str, dict[str, Any]] = field(default_factory=dict)
     bcrypt_rounds: int = 12
 
 
@@ -279,7 +280,7 @@ def write_yaml(folder: Path, spec: SecuritySpec, passwords: dict[str, str],
             grant(role, "backend_roles", backend)
     role_defs = {"_meta": {"type": "roles", "config_version": 2},
                  **{name: {"reserved": False, **body} for name, body in
-                    opensearch_roles(spec.index_patterns).items()}}
+                    {**opensearch_roles(spec.index_patterns), **spec.extra_roles}.items()}}
     for name, body in (("config.yml", _auth_config(jwt_key_b64)),
                        ("internal_users.yml", users), ("roles.yml", role_defs),
                        ("roles_mapping.yml", mapping)):

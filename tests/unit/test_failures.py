@@ -187,3 +187,38 @@ def test_other_item_errors_are_left_to_the_caller():
     body = {"docs": [{"_id": "1", "error": {"type": "document_missing_exception"}}]}
     assert responses.refusal("/i/_mtermvectors", body) is None
     assert responses.refusal("/i/_search", {"hits": {}}) is None
+
+
+@pytest.mark.parametrize("path, index", [
+    ("/code-go/_close", "code-go"), ("/_cat/indices/code-go?h=index", "code-go"),
+    ("/_cluster/health/code%23x", "code#x"), ("/_msearch", None), ("/_cluster/settings", None),
+    ("/_search/scroll", None),
+])
+def test_the_index_of_a_request(path, index):
+    assert privileges.index_of(path) == index
+
+
+BLOCK_WITHOUT_SHARD_PRIVILEGE = {
+    "acknowledged": False, "shards_acknowledged": False, "indices": [{
+        "name": "code-x", "failed_shards": [{"id": "0", "failures": [{
+            "shard": 0, "index": "code-x", "status": "FORBIDDEN", "reason": {
+                "type": "security_exception",
+                "reason": f"no permissions for [indices:admin/block/add[s]] and {USER}"}}]}]}]}
+REFRESH_403 = {"_shards": {"total": 1, "successful": 0, "failed": 1, "failures": [{
+    "shard": 0, "index": "code-x", "status": "FORBIDDEN", "reason": {
+        "type": "security_exception",
+        "reason": f"no permissions for [indices:admin/refresh[s]] and {USER}"}}]}}
+
+
+def test_other_shapes_of_per_shard_refusals():
+    """Both found on the real plugin: a write block answers 200 with a list of indices, a
+    refresh answers 403 with only _shards.failures."""
+    err = responses.refusal("/code-x/_block/write", BLOCK_WITHOUT_SHARD_PRIVILEGE)
+    assert err is not None and "indices:admin/block/add[s] on code-x" in str(err)
+    text = str(failures.from_status(403, REFRESH_403, URL, "/code-x/_refresh"))
+    assert "lacks indices:admin/refresh[s] on code-x" in text
+
+
+def test_documents_that_look_like_errors_are_not_refusals():
+    body = {"hits": {"hits": [{"_source": {"error": {"type": "security_exception"}}}]}}
+    assert responses.refusal("/i/_search", body) is None
