@@ -12,10 +12,10 @@ from __future__ import annotations
 import binascii
 import os
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlunsplit
 
 from qidf_ctl.cluster import secrets
-from qidf_ctl.cluster.proxies import proxy_for
+from qidf_ctl.cluster.proxies import proxy_for, split_http_url
 from qidf_ctl.cluster.redact import redact, register_secret
 from qidf_ctl.cluster.sigv4 import SERVICES
 from qidf_ctl.cluster.tls import check_file, normalise_fingerprint
@@ -65,12 +65,8 @@ def cloud_id_url(cloud_id: str) -> str:
 def _check_url(url: str) -> tuple[str, str | None, str | None]:
     """``url`` without user:password (returned apart, percent-decoded); else a usage error
     that never echoes the credentials."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no port
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    parts = split_http_url(url)
+    if parts is None:
         raise UsageError(
             f"--url must look like http(s)://host:port, got {redact(url)!r} (put a password "
             "with '#', '/' or '@' in --password-file, not in the URL)")
@@ -78,7 +74,9 @@ def _check_url(url: str) -> tuple[str, str | None, str | None]:
     password = unquote(parts.password) if parts.password else None
     register_secret(password)
     if parts.username or parts.password:
-        netloc = parts.hostname + (f":{parts.port}" if parts.port else "")
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host  # IPv6
+        netloc = host + (f":{parts.port}" if parts.port else "")
         url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
     return url.rstrip("/"), user, password
 

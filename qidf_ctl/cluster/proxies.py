@@ -9,7 +9,7 @@ upper case, ``NO_PROXY`` exempting hosts), and hands the result to the client ex
 from __future__ import annotations
 
 import urllib.request
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from qidf_ctl.cluster.redact import register_secret
 from qidf_ctl.errors import UsageError
@@ -17,14 +17,21 @@ from qidf_ctl.errors import UsageError
 NO_PROXY_VALUES = ("", "none", "direct")
 
 
-def check_proxy(proxy: str) -> str:
-    """A proxy URL qidf can use: http(s)://host:port (its password is registered secret)."""
+def split_http_url(url: str) -> SplitResult | None:
+    """``url`` split, if it is http(s)://host[:port]...; None otherwise (a port that is no
+    port included). Never raises: the caller words the error, without echoing secrets."""
     try:
-        parts = urlsplit(proxy)
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is no port
     except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def check_proxy(proxy: str) -> str:
+    """A proxy URL qidf can use: http(s)://host:port (its password is registered secret)."""
+    parts = split_http_url(proxy)
+    if parts is None:
         raise UsageError("--proxy (or HTTPS_PROXY / HTTP_PROXY) must look like "
                          "http://host:port")
     register_secret(parts.password)

@@ -130,6 +130,7 @@ class Canned(_Server):
         class Handler(_Quiet):
             def _answer(self) -> None:
                 canned.record(f"{self.command} {self.path}")
+                canned.last_headers = dict(self.headers.items())
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
@@ -144,6 +145,7 @@ class Canned(_Server):
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
 
         self.tls = tls
+        self.last_headers: dict[str, str] = {}
         super().__init__(Handler)
 
     def get_request(self) -> tuple[Any, Any]:

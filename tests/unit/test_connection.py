@@ -191,3 +191,7 @@ def test_proxy_client_ignores_requests_environment(monkeypatch):
 def test_settings_repr_shows_no_secret():
     s = settings(username="u", password="hunter2-pw")
     assert "hunter2" not in repr(s)
+
+
+def test_ipv6_url_keeps_its_brackets_when_credentials_are_taken_out():
+    assert settings(url="http://u:pw12@[::1]:9200").url == "http://[::1]:9200"
