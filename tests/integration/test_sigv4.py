@@ -17,7 +17,7 @@ from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, ConnectionSettings, index_path, segment
 from qidf_ctl.errors import EXIT_AUTH, EXIT_CONFLICT, ClusterError, ConflictError
 from qidf_ctl.evaluation import indexing
-from tests.support import fast_cli, sigv4_proxy
+from tests.support import fast_cli, netstubs, sigv4_proxy
 from tests.unit.test_cli import run
 
 REGION = "eu-west-1"
@@ -168,3 +168,17 @@ def test_stock_signer_breaks_where_qidf_does_not(aws_env, proxies):
                                                       REGION, "es"))
     with pytest.raises(opensearchpy.AuthorizationException):
         client.search(index="sig-*", q="text:a b")
+
+
+def test_signed_requests_through_an_http_proxy(aws_env, proxies, monkeypatch):
+    """Behind a corporate proxy the requests-based connection signs (its signature covers
+    host, path, query, body and x-amz-* only, so the proxy's hop cannot break it)."""
+    forward = netstubs.ForwardProxy()
+    try:
+        monkeypatch.setenv("HTTP_PROXY", forward.url)
+        proxies["aoss"].take()
+        requests_of_every_kind(signed(proxies["aoss"], "aoss"))
+        assert len(forward.take()) >= 12
+        assert [e for e in proxies["aoss"].take() if not e["ok"]] == []
+    finally:
+        forward.shutdown()

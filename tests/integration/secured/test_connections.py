@@ -115,11 +115,15 @@ def test_a_utf8_password_through_every_channel(secured, no_proxy_env, capsys, mo
         assert UTF8_PASSWORD not in out + err
 
 
-def test_proxies_are_honoured_and_no_proxy_too(secured, no_proxy_env, capsys, monkeypatch):
+def test_proxies_are_honoured_and_no_proxy_too(secured, no_proxy_env, capsys, monkeypatch,
+                                               tmp_path):
     fast_cli.install(monkeypatch)
     proxy = netstubs.ForwardProxy()
+    other = CertificateAuthority(tmp_path / "other")
     try:
         monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        # The proxy-capable (requests) connection must not trade --ca-certs for this.
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(other.path))
         code, _out, err = show(secured.args("qidf_op"), capsys, monkeypatch)
         assert code == 0, err
         assert proxy.take()[:1] == [f"CONNECT 127.0.0.1:{secured.url.rsplit(':', 1)[1]}"]
@@ -180,3 +184,28 @@ def test_a_client_the_caller_configured(secured, no_proxy_env):
 def test_secrets_files_are_private(secured):
     for path in (*secured.access.password_files.values(), secured.access.jwt_key_file):
         assert Path(path).stat().st_mode & 0o077 == 0
+
+
+def test_exit_codes_tell_failures_apart(secured, no_proxy_env, capsys, monkeypatch):
+    """usage 2, auth 4, not found 5, conflict 6, retryable 7: all on the real node."""
+    from qidf_ctl.errors import EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE
+
+    admin = secured.cluster("admin")
+    admin.request("PUT", "/code-closed", {"settings": {"number_of_replicas": 0}})
+    admin.request("POST", "/code-closed/_close")
+    op = secured.args("qidf_op")
+    try:
+        cases = [(["show", INDEX, *op, "--timeout", "zero"], EXIT_USAGE),
+                 (["show", INDEX, "--url", secured.url, "--ca-certs", secured.access.ca_certs,
+                   "--user", "qidf_op", "--password", "wrong-one"], EXIT_AUTH),
+                 (["show", "code-missing", *op], EXIT_NOT_FOUND),
+                 (["apply", "code-closed", "--q", "0.3", "--mode", "script", *op],
+                  EXIT_CONFLICT),
+                 (["show", INDEX, "--url", "https://127.0.0.1:1", "--retries", "0"],
+                  EXIT_UNAVAILABLE)]
+        for argv, expected in cases:
+            code, out, err = run([*argv, "--json"], capsys, monkeypatch)
+            assert code == expected, (argv, err)
+            assert json.loads(out)["error"]["exit_code"] == expected
+    finally:
+        admin.request("DELETE", "/code-closed", None, {"ignore_unavailable": True})
