@@ -130,7 +130,7 @@ class Canned(_Server):
         class Handler(_Quiet):
             def _answer(self) -> None:
                 canned.record(f"{self.command} {self.path}")
-                canned.last_headers = dict(self.headers.items())
+                canned.last_headers = {k.lower(): v for k, v in self.headers.items()}
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)

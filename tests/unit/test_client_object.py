@@ -48,3 +48,22 @@ def test_an_opensearch_client_is_used_as_it_is(server):
 def test_anything_else_is_refused():
     with pytest.raises(UsageError, match=r"opensearchpy\.OpenSearch"):
         Cluster.connect(object())
+
+
+def test_qidf_built_elasticsearch_client_goes_through_the_proxy(server, monkeypatch):
+    from qidf_ctl.cluster import ConnectionSettings
+    from qidf_ctl.cluster.transport import elasticsearch_transport
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY",
+                 "no_proxy", "QIDF_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    srv = server(ES_ROOT)
+    proxy = netstubs.ForwardProxy()
+    try:
+        settings = ConnectionSettings.from_options(url=srv.url, proxy=proxy.url,
+                                                   api_key="aWQ6c2VjcmV0", retries=0)
+        assert elasticsearch_transport(settings)("GET", "/", None, None)["version"]
+        assert proxy.take() == [f"GET {srv.url}/"]
+        assert srv.last_headers.get("authorization") == "ApiKey aWQ6c2VjcmV0"
+    finally:
+        proxy.shutdown()
