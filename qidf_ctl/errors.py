@@ -9,7 +9,8 @@ code  meaning
 1     the operation failed for another reason (the message says which)
 2     usage: a bad option or argument, refused before anything changed
 3     not in the asked-for state: ``check`` found drift; ``engine status`` found no node
-4     authentication or authorisation failed (HTTP 401/403)
+4     authentication or authorisation failed (HTTP 401/403), or TLS trust failed (the
+      server's certificate is not trusted or pinned, or it refused the client certificate)
 5     not found: the index, alias, field or file named does not exist
 6     conflict: the index's state forbids the operation now (closed, locked by another
       qidf run, a data stream, blocked, an interrupted operation to recover first)
@@ -35,7 +36,7 @@ EXIT_CODES: dict[int, str] = {
     EXIT_FAILED: "the operation failed",
     EXIT_USAGE: "bad option or argument; nothing changed",
     EXIT_DRIFT: "not in the asked-for state (check: drift; engine status: not running)",
-    EXIT_AUTH: "authentication or authorisation failed (401/403)",
+    EXIT_AUTH: "authentication or authorisation failed (401/403, TLS trust)",
     EXIT_NOT_FOUND: "index, alias, field or file not found",
     EXIT_CONFLICT: "the index's state forbids it now (closed, locked, data stream, blocked, "
                    "interrupted operation)",
@@ -83,6 +84,12 @@ def missing_extra(feature: str, extra: str | None, package: str) -> MissingExtra
     )
 
 
+# Error types (the engine's, or qidf's own for failures below HTTP) that fix the exit code
+# whatever the HTTP status says.
+AUTH_TYPES = frozenset({"tls_error", "security_exception", "aws_signature"})
+CONFLICT_TYPES = frozenset({"cluster_block_exception", "index_closed_exception"})
+
+
 class ClusterError(QidfError):
     """The cluster refused or could not be reached; the exit code follows the HTTP status."""
 
@@ -95,6 +102,10 @@ class ClusterError(QidfError):
 
     @property
     def exit_code(self) -> int:  # type: ignore[override]
+        if self.error_type in CONFLICT_TYPES:  # e.g. a write block answers 403
+            return EXIT_CONFLICT
+        if self.error_type in AUTH_TYPES:
+            return EXIT_AUTH
         if self.retryable or self.status in (429, 502, 503, 504) or (
                 self.status is not None and self.status >= 500):
             return EXIT_UNAVAILABLE

@@ -68,13 +68,24 @@ def engine_start(
     java_home: Annotated[str | None, typer.Option(
         envvar=ENV_JAVA_HOME, show_envvar=True, help="JDK to run it (found when not given).")]
     = None,
+    security: Annotated[bool, typer.Option(
+        "--security", help="Run it with the security plugin: TLS from a private CA, users "
+        "admin and qidf (the documented least-privilege roles); opensearch-2.19.1 (the "
+        "default with --security). "
+        "Prints where the CA and password files are.")] = False,
     json_out: Json = False,
 ) -> None:
     """Download (once), assemble and start a local node on 127.0.0.1.
 
     Example: qidf engine start --port 9200 --heap 1g
     """
+    if security and engine is None:  # the one version with a pinned security plugin
+        from qidf_ctl.engine.security import SECURITY_VERSION
+        engine = f"opensearch-{SECURITY_VERSION}"
     cfg = config(engine, port, heap=heap, java_home=java_home)
+    if security:
+        _start_secured(cfg, json_out)
+        return
     with step_status(quiet=json_out) as progress:
         info = process.start(cfg, progress)
     if json_out:
@@ -83,6 +94,25 @@ def engine_start(
     verb = "already running" if info["already_running"] else "started"
     out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
               f"(health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+
+
+def _start_secured(cfg: EngineConfig, json_out: bool) -> None:
+    """The one hook of --security into starting: engine/security.py secures the node."""
+    from qidf_ctl.engine import security
+
+    security.check_version(cfg)
+    with step_status(quiet=json_out) as progress:
+        info, access = security.start(cfg, progress=progress)
+    connect = {"url": access.url, "ca_certs": access.ca_certs,
+               "password_files": access.password_files}
+    if json_out:
+        emit_json({**info, **connect, "url": access.url})
+        return
+    verb = "already running" if info["already_running"] else "started"
+    out.print(f"{cfg.flavor.title} {info['version']} with security {verb} at {access.url}; "
+              f"connect with: --url {access.url} --ca-certs {access.ca_certs} --user qidf "
+              f"--password-file {access.password_files['qidf']} (admin: "
+              f"{access.password_files['admin']})", markup=False)
 
 
 @engine_app.command("stop")

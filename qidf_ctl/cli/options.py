@@ -16,35 +16,61 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from qidf_ctl.cluster import Cluster, ConnectionSettings
+from qidf_ctl.cluster.connection import ENV
 from qidf_ctl.similarity import QlogParams
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONNECTION = "Connection"
 
 # --- Connection options ------------------------------------------------------------------
+# Every one has its environment variable (ENV, shown in --help); ConnectionSettings checks
+# them all before any network call.
 
-Url = Annotated[str | None, typer.Option(
-    "--url", envvar="QIDF_URL", show_envvar=True, rich_help_panel=CONNECTION,
-    help="Cluster URL (default: the local engine, http://127.0.0.1:9200).")]
-User = Annotated[str | None, typer.Option(
-    "--user", envvar="QIDF_USER", show_envvar=True, rich_help_panel=CONNECTION,
-    help="Basic-auth user.")]
-Password = Annotated[str | None, typer.Option(
-    "--password", envvar="QIDF_PASSWORD", show_envvar=True, rich_help_panel=CONNECTION,
-    help="Basic-auth password (prefer the variable or --password-file).")]
-PasswordFile = Annotated[str | None, typer.Option(
-    "--password-file", rich_help_panel=CONNECTION, help="Read the password from this file.")]
-ApiKey = Annotated[str | None, typer.Option(
-    "--api-key", envvar="QIDF_API_KEY", show_envvar=True, rich_help_panel=CONNECTION,
-    help="API key, base64 id:key (prefer the variable or --api-key-file).")]
-ApiKeyFile = Annotated[str | None, typer.Option(
-    "--api-key-file", rich_help_panel=CONNECTION, help="Read the API key from this file.")]
-CaCerts = Annotated[str | None, typer.Option(
-    "--ca-certs", envvar="QIDF_CA_CERTS", show_envvar=True, rich_help_panel=CONNECTION,
-    help="CA certificate bundle for https.")]
-Insecure = Annotated[bool, typer.Option(
-    "--insecure", rich_help_panel=CONNECTION,
-    help="Skip TLS certificate verification (test clusters only).")]
+
+def _opt(name: str, flag: str, help_text: str, kind: Any = str | None) -> Any:
+    return Annotated[kind, typer.Option(flag, envvar=ENV[name], show_envvar=True,
+                                        rich_help_panel=CONNECTION, help=help_text)]
+
+
+_CONNECTION_OPTIONS: dict[str, Any] = {
+    "url": _opt("url", "--url", "Cluster URL (default: the local engine, "
+                "http://127.0.0.1:9200)."),
+    "cloud_id": _opt("cloud_id", "--cloud-id", "Elastic Cloud ID, instead of --url."),
+    "user": _opt("username", "--user", "Basic-auth user."),
+    "password": _opt("password", "--password", "Basic-auth password (prefer "
+                     "--password-file: options show up in process lists)."),
+    "password_file": _opt("password_file", "--password-file",
+                          "Read the password from this file (one line)."),
+    "api_key": _opt("api_key", "--api-key", "API key: base64 'id:key', or 'id:key' "
+                    "(Elasticsearch; prefer --api-key-file)."),
+    "api_key_file": _opt("api_key_file", "--api-key-file", "Read the API key from this file."),
+    "bearer_token": _opt("bearer_token", "--bearer-token", "Bearer token, e.g. a JWT "
+                         "(prefer --bearer-token-file)."),
+    "bearer_token_file": _opt("bearer_token_file", "--bearer-token-file",
+                              "Read the bearer token from this file."),
+    "aws_region": _opt("aws_region", "--aws-region", "Sign requests with AWS SigV4 for this "
+                       "region (Amazon OpenSearch Service / Serverless; credentials from the "
+                       "AWS environment, profile or instance role; needs qidf\\[aws])."),
+    "aws_service": _opt("aws_service", "--aws-service", "SigV4 service: es (a domain, the "
+                        "default) or aoss (a Serverless collection)."),
+    "ca_certs": _opt("ca_certs", "--ca-certs", "CA certificate bundle (PEM) to trust for "
+                     "https, instead of the system's."),
+    "client_cert": _opt("client_cert", "--client-cert", "Client certificate (PEM) for mutual "
+                        "TLS; its key inside it or in --client-key."),
+    "client_key": _opt("client_key", "--client-key", "Private key (PEM, unencrypted) of "
+                       "--client-cert."),
+    "ssl_assert_fingerprint": _opt("ssl_assert_fingerprint", "--ssl-assert-fingerprint",
+                                   "Pin the server certificate's SHA-256 fingerprint (instead "
+                                   "of CA verification)."),
+    "insecure": _opt("insecure", "--insecure", "Skip TLS certificate verification (test "
+                     "clusters only).", bool),
+    "proxy": _opt("proxy", "--proxy", "HTTP proxy URL; default: HTTPS_PROXY / HTTP_PROXY "
+                  "(except hosts in NO_PROXY); 'none' connects directly."),
+    "timeout": _opt("timeout", "--timeout", "Seconds to wait for each answer (default 60).",
+                    float | None),
+    "retries": _opt("retries", "--retries", "Retries after a connection error or HTTP "
+                    "429/502/503/504 (default 3; never after a timeout).", int | None),
+}
 
 
 @dataclass
@@ -52,27 +78,32 @@ class ClusterOptions:
     """The connection options of one command line; ``connect`` builds the client."""
 
     url: str | None = None
+    cloud_id: str | None = None
     user: str | None = None
     password: str | None = None
     password_file: str | None = None
     api_key: str | None = None
     api_key_file: str | None = None
+    bearer_token: str | None = None
+    bearer_token_file: str | None = None
+    aws_region: str | None = None
+    aws_service: str | None = None
     ca_certs: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    ssl_assert_fingerprint: str | None = None
     insecure: bool = False
+    proxy: str | None = None
+    timeout: float | None = None
+    retries: int | None = None
 
     def settings(self) -> ConnectionSettings:
-        return ConnectionSettings.from_options(
-            self.url, self.user, self.password, self.password_file, self.api_key,
-            self.api_key_file, self.ca_certs, self.insecure)
+        options = dict(vars(self))
+        options["username"] = options.pop("user")
+        return ConnectionSettings.from_options(**options)
 
     def connect(self) -> Cluster:
         return Cluster.connect(self.settings())
-
-
-_CONNECTION_OPTIONS: dict[str, Any] = {
-    "url": Url, "user": User, "password": Password, "password_file": PasswordFile,
-    "api_key": ApiKey, "api_key_file": ApiKeyFile, "ca_certs": CaCerts, "insecure": Insecure,
-}
 
 
 def with_cluster(func: F) -> F:

@@ -2,141 +2,109 @@
 
 ``Transport`` is ``(method, path, body, params) -> parsed JSON``: everything else in qidf
 talks to a cluster through it, so the rest of the code is engine-agnostic and unit tests can
-swap in a fake.
+swap in a fake. Here, once for every request: the query string is encoded canonically
+(``query.target``), failures become one line (``failures``), and refusals hidden in 200
+answers are raised (``responses``).
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
+from qidf_ctl.cluster import build, failures, responses
 from qidf_ctl.cluster.connection import ConnectionSettings
-from qidf_ctl.cluster.redact import redact
+from qidf_ctl.cluster.query import target
 from qidf_ctl.errors import ClusterError, missing_extra
 
 Transport = Callable[[str, str, Any, "dict[str, Any] | None"], Any]
 
-
-def error_from_status(status: int, info: Any, url: str) -> ClusterError:
-    """One line from an engine's error body: its root cause's type and reason."""
-    error_type, reason = "", ""
-    if isinstance(info, dict):
-        err = info.get("error")
-        if isinstance(err, dict):
-            root = (err.get("root_cause") or [err])[0]
-            error_type = root.get("type", "") or err.get("type", "")
-            reason = root.get("reason", "") or err.get("reason", "")
-        elif isinstance(err, str):
-            reason = err
-    elif info:
-        reason = str(info)[:300]
-    if status == 401:
-        return ClusterError(
-            f"authentication failed at {url}: check --user/--password or --api-key",
-            status=status,
-            error_type="security_exception",
-        )
-    if status == 403:
-        return ClusterError(
-            f"permission denied at {url}: {reason or 'the user lacks the privileges needed'}",
-            status=status,
-            error_type=error_type,
-        )
-    text = f"{error_type}: {reason}" if error_type else (reason or f"HTTP {status}")
-    return ClusterError(redact(text), status=status, error_type=error_type)
+# Kept for callers of the earlier API.
+error_from_status = failures.from_status
 
 
-def unreachable(url: str, exc: Exception) -> ClusterError:
-    text = str(exc)
-    detail = "connection refused" if "refused" in text.lower() else redact(text)[:200]
-    return ClusterError(
-        f"cannot reach {redact(url)} ({detail}): is the cluster running? "
-        "Start the local one with `qidf engine start`, or set --url / QIDF_URL",
-        error_type="connection_error", retryable=True,
-    )
+def _checked(path: str, resp: Any, distribution: str) -> Any:
+    refused = responses.refusal(path, resp, distribution)
+    if refused is not None:
+        raise refused
+    return resp
 
 
-def opensearch_transport(settings: ConnectionSettings) -> Transport:
-    try:
-        import opensearchpy
-        from opensearchpy import exceptions as oe
-    except ImportError:
-        raise missing_extra("talking to OpenSearch", "opensearch", "opensearch-py") from None
-
-    kwargs: dict[str, Any] = {"hosts": [settings.url], "timeout": settings.timeout}
-    if settings.username:
-        kwargs["http_auth"] = (settings.username, settings.password or "")
-    if settings.api_key:
-        kwargs["headers"] = {"Authorization": f"ApiKey {settings.api_key}"}
-    if settings.url.startswith("https"):
-        kwargs["use_ssl"] = True
-        kwargs["verify_certs"] = not settings.insecure
-        kwargs["ssl_show_warn"] = False
-        if settings.ca_certs:
-            kwargs["ca_certs"] = settings.ca_certs
-    client = opensearchpy.OpenSearch(**kwargs)
+def opensearch_client_transport(client: Any, url: str, timeout: float = 60.0) -> Transport:
+    """A Transport over an ``opensearchpy.OpenSearch`` (built by qidf or by the caller)."""
+    from opensearchpy import exceptions as oe
 
     def call(method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
         try:
-            return client.transport.perform_request(method, path, params=params, body=body)
-        except oe.ConnectionError as exc:
-            raise unreachable(settings.url, exc) from None
+            resp = client.transport.perform_request(method, target(path, params), body=body)
+        except oe.SerializationError:
+            raise failures.not_a_search_engine(url, "answered with something that is not "
+                                                    "JSON") from None
         except oe.TransportError as exc:
-            status = exc.status_code if isinstance(exc.status_code, int) else 0
-            raise error_from_status(status, exc.info, settings.url) from None
+            if isinstance(exc.status_code, int):
+                # A body that is not JSON is in ``error``, not ``info``.
+                info = exc.info if exc.info is not None else exc.error
+                raise failures.from_status(exc.status_code, info, url, path) from None
+            raise failures.from_exception(exc, url, timeout) from None
+        except oe.ImproperlyConfigured as exc:
+            raise ClusterError(f"client configuration: {failures.short(str(exc))}") from None
+        except (OSError, ValueError) as exc:  # below the client: a socket, a bad header
+            raise failures.from_exception(exc, url, timeout) from None
+        return _checked(path, resp, "opensearch")
 
     return call
 
 
-def elasticsearch_transport(settings: ConnectionSettings) -> Transport:
-    try:
-        import elasticsearch
-        from elastic_transport import ConnectionError as EsConnectionError
-    except ImportError:
-        raise missing_extra("talking to Elasticsearch", "elasticsearch",
-                            "elasticsearch") from None
+def _es_headers(client: Any) -> dict[str, str]:
+    """The authorization header of a caller's Elasticsearch client (it adds it itself only
+    in ``Elasticsearch.perform_request``, which this transport bypasses)."""
+    headers = getattr(client, "_headers", None) or {}
+    return {k: v for k, v in headers.items() if k.lower() == "authorization"}
 
-    kwargs: dict[str, Any] = {"request_timeout": settings.timeout}
-    if settings.username:
-        kwargs["basic_auth"] = (settings.username, settings.password or "")
-    if settings.api_key:
-        kwargs["api_key"] = settings.api_key
-    if settings.url.startswith("https"):
-        kwargs["verify_certs"] = not settings.insecure
-        if settings.insecure:
-            kwargs["ssl_show_warn"] = False
-        if settings.ca_certs:
-            kwargs["ca_certs"] = settings.ca_certs
-    client = elasticsearch.Elasticsearch(settings.url, **kwargs)
-    # Straight to the client's transport with plain JSON media types: the 9.x client rewrites
-    # them to "compatible-with=9" in perform_request, which an 8.x server refuses; the
-    # transport keeps the client's connection, TLS and retry settings and sends these as is.
-    auth: dict[str, str] = {}
-    if settings.username:
-        token = base64.b64encode(f"{settings.username}:{settings.password or ''}".encode())
-        auth["authorization"] = f"Basic {token.decode()}"
-    if settings.api_key:
-        auth["authorization"] = f"ApiKey {settings.api_key}"
+
+def elasticsearch_client_transport(client: Any, url: str, timeout: float = 60.0,
+                                   auth: dict[str, str] | None = None) -> Transport:
+    """A Transport over an ``elasticsearch.Elasticsearch``.
+
+    Requests go straight to the client's transport with plain JSON media types: the 9.x
+    client rewrites them to "compatible-with=9" in ``perform_request``, which an 8.x server
+    refuses; the transport keeps the client's connection, TLS and retry settings and sends
+    these as is.
+    """
+    import elastic_transport
+
+    auth = _es_headers(client) if auth is None else auth
 
     def call(method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
         headers = {**auth, "accept": "application/json"}
         if body is not None:
             headers["content-type"] = "application/json"
-        target = f"{path}?{urlencode(_query_values(params))}" if params else path
         try:
-            resp = client.transport.perform_request(method, target, headers=headers, body=body,
-                                                    request_timeout=settings.timeout)
-        except EsConnectionError as exc:
-            raise unreachable(settings.url, exc) from None
+            resp = client.transport.perform_request(method, target(path, params),
+                                                    headers=headers, body=body,
+                                                    request_timeout=timeout)
+        except elastic_transport.SerializationError:
+            raise failures.not_a_search_engine(url, "answered with something that is not "
+                                                    "JSON") from None
+        except (elastic_transport.TransportError, OSError, ValueError) as exc:
+            raise failures.from_exception(exc, url, timeout) from None
         if not 200 <= resp.meta.status < 300:
-            raise error_from_status(resp.meta.status, resp.body, settings.url)
-        return resp.body
+            raise failures.from_status(resp.meta.status, resp.body, url, path, "elasticsearch")
+        return _checked(path, resp.body, "elasticsearch")
 
     return call
 
 
-def _query_values(params: dict[str, Any]) -> dict[str, str]:
-    """Query parameters as the engines spell them (booleans lower-case)."""
-    return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in params.items()}
+def opensearch_transport(settings: ConnectionSettings) -> Transport:
+    return opensearch_client_transport(build.opensearch_client(settings), settings.url,
+                                       settings.timeout)
+
+
+def elasticsearch_transport(settings: ConnectionSettings) -> Transport:
+    try:
+        import elasticsearch  # noqa: F401
+    except ImportError:
+        raise missing_extra("talking to Elasticsearch", "elasticsearch",
+                            "elasticsearch") from None
+    return elasticsearch_client_transport(build.elasticsearch_client(settings), settings.url,
+                                          settings.timeout, build.auth_headers(settings))

@@ -17,6 +17,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -99,8 +100,19 @@ def _chown_tree(path: Path, user: str) -> None:
             os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid, follow_symlinks=False)
 
 
-def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180) -> dict:
-    """Start the node (assembling it first if needed) and wait until it is at least yellow."""
+# Hook run before the JVM starts, after the node's config/ exists: may add files and settings
+# to it and returns the distribution to launch (e.g. a copy with the security plugin).
+NodePrep = Callable[[Path, Path, Progress], Path]
+
+
+def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180, *,
+          prepare: NodePrep | None = None,
+          probe: Callable[[], dict | None] | None = None) -> dict:
+    """Start the node (assembling it first if needed) and wait until it is at least yellow.
+
+    ``prepare`` (node folder, distribution, progress) -> distribution to launch; ``probe``
+    replaces the plain-HTTP health check (a node with TLS and authentication).
+    """
     current = status(cfg)
     if current["running"]:
         return {**current, "already_running": True}
@@ -118,6 +130,8 @@ def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180)
     if not config.exists():
         shutil.copytree(dist / "config", config)
         _point_jvm_files_at(config / "jvm.options", node)
+    if prepare is not None:
+        dist = prepare(node, dist, progress)
     jvm_heap = config / "jvm.options.d" / "qidf-heap.options"
     jvm_heap.parent.mkdir(exist_ok=True)
     jvm_heap.write_text(f"-Xms{cfg.heap}\n-Xmx{cfg.heap}\n")
@@ -163,7 +177,7 @@ def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180)
                 f"{flavor.title} exited during start (code {proc.returncode}): "
                 f"{_last_error(node)}; full log in {node / 'logs'}"
             )
-        health = _health(cfg.url)
+        health = probe() if probe is not None else _health(cfg.url)
         if health and health.get("status") in ("green", "yellow"):
             _adopt_java_pid(cfg, record, pid_file)
             return {**status(cfg), "already_running": False}

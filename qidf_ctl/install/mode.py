@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qidf_ctl.cluster import Cluster
-from qidf_ctl.errors import QidfError, UsageError
+from qidf_ctl.cluster import Cluster, capabilities
+from qidf_ctl.errors import ClusterError, QidfError, UsageError
 from qidf_ctl.similarity import Mode
 
 PLUGIN_NAME = "qidf-qlog-similarity"
@@ -48,11 +48,26 @@ def check_mode(requested: str) -> str:
 
 
 def choose_mode(cluster: Cluster, requested: str) -> tuple[Mode, str]:
-    """Resolve ``auto``/``script``/``plugin`` to a mode and a one-line reason."""
+    """Resolve ``auto``/``script``/``plugin`` to a mode and a one-line reason.
+
+    A user who may not list the nodes' plugins (``cluster:monitor/nodes/info``) still gets
+    ``auto``: Painless, with a warning in the reason. A Serverless collection is refused
+    here, before anything changes (it cannot close or clone an index).
+    """
     check_mode(requested)
+    capabilities.check_serverless(getattr(cluster, "serverless", False))
     if requested == "script":
         return Mode.SCRIPT, "Painless scripted similarity (asked for)"
-    found = presence(cluster)
+    try:
+        found = presence(cluster)
+    except ClusterError as exc:
+        if requested == "auto" and exc.status in (401, 403):
+            return Mode.SCRIPT, (
+                "Painless scripted similarity (warning: this user may not list the nodes' "
+                "plugins, GET _nodes/plugins needs cluster:monitor/nodes/info; --mode script "
+                "skips this check, --mode plugin if you know the plugin is on every data "
+                "node)")
+        raise
     if found.everywhere:
         return Mode.PLUGIN, f"native plugin ({PLUGIN_NAME} is on all {len(found.data_nodes)} " \
             "data nodes)"

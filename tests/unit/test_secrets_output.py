@@ -1,0 +1,69 @@
+"""No secret ever reaches output: the secrets matrix (tests/secrets_matrix.py) through every
+option, environment variable and file, against a refused port, a server answering 401 and
+one answering an HTML page, with and without --json; all output is grepped for every
+spelling of the secret. The same matrix runs against the real secured node in
+tests/integration/secured/test_secrets.py."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from qidf_ctl.cluster.connection import ENV
+from tests import secrets_matrix
+from tests.support import fast_cli, netstubs
+
+from .test_cli import run
+
+
+@pytest.fixture(scope="module")
+def targets():
+    servers = [netstubs.Canned(401, b"Unauthorized", "text/plain"),
+               netstubs.Canned(200, b"<html>login</html>")]
+    yield {"refused": f"http://127.0.0.1:{netstubs.free_port()}",
+           "401": servers[0].url, "html": servers[1].url}
+    for srv in servers:
+        srv.shutdown()
+
+
+def expand(extra: list[str], env: dict[str, str], url: str) -> tuple[list[str], dict[str, str]]:
+    """The matrix's placeholders made concrete for ``url``."""
+    out = list(extra)
+    env = dict(env)
+    host = urlsplit(url).netloc
+    if "--url-secret" in out:
+        at = out.index("--url-secret")
+        out[at:at + 2] = ["--url", f"http://u:{out[at + 1]}@{host}"]
+    else:
+        out += ["--url", url]
+    if "--proxy-secret" in out:
+        at = out.index("--proxy-secret")
+        proxy = f"http://u:{out[at + 1]}@127.0.0.1:{netstubs.free_port()}"
+        del out[at:at + 2]
+        env["HTTP_PROXY"] = env["HTTPS_PROXY"] = proxy
+    return out, env
+
+
+def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
+    for name in [*ENV.values(), "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy",
+                 "NO_PROXY", "no_proxy", "AWS_PROFILE"]:
+        monkeypatch.delenv(name, raising=False)
+    fast_cli.install(monkeypatch)
+    monkeypatch.setenv("QIDF_RETRIES", "0")  # retries change nothing here but the time taken
+    runs, leaked = 0, []
+    for i, secret in enumerate(secrets_matrix.SECRETS):
+        for name, extra, env in secrets_matrix.channels(secret, tmp_path, i):
+            for target, url in targets.items():
+                argv, full_env = expand(extra, env, url)
+                for json_flag in ([], ["--json"]):
+                    with monkeypatch.context() as m:
+                        for key, value in full_env.items():
+                            m.setenv(key, value)
+                        code, out, err = run(["show", "idx", *argv, *json_flag], capsys, m)
+                    runs += 1
+                    found = secrets_matrix.leaks(secret, out + err)
+                    if found or "Traceback" in out + err or code == 0:
+                        leaked.append((name, target, repr(secret), code, found, err[:200]))
+    assert runs == len(secrets_matrix.SECRETS) * 15 * len(targets) * 2
+    assert leaked == [], "\n".join(map(str, leaked))
