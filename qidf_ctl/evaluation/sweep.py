@@ -10,7 +10,6 @@ depth 10 only, which is all NDCG@10 needs.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,10 +17,10 @@ from typing import Any
 
 from qidf_ctl import install
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.errors import UsageError
 from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.files import Qrels, sample_queries
+from qidf_ctl.evaluation.grids import parse_values
 from qidf_ctl.evaluation.score import WithPerQuery, score_run
 from qidf_ctl.formula import Q_MAX, Q_MIN
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
@@ -34,23 +33,7 @@ MEASURE = "NDCG@10"
 
 def parse_grid(text: str) -> tuple[float, ...]:
     """``0.05,0.1,0.3`` or ``start:stop:step`` (stop included), sorted, duplicates dropped."""
-    text = text.strip()
-    try:
-        if ":" in text:
-            start, stop, step = (float(x) for x in text.split(":"))
-            if step <= 0:
-                raise UsageError(f"--grid step must be > 0, got {step:g}")
-            n = math.floor((stop - start) / step + 1e-9) + 1
-            values = [round(start + i * step, 10) for i in range(max(n, 0))]
-        else:
-            values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"--grid must be q values like 0.05,0.1,0.3 or start:stop:step, "
-                         f"got {text!r}") from None
-    bad = [v for v in values if not (math.isfinite(v) and Q_MIN <= v <= Q_MAX)]
-    if bad or not values:
-        raise UsageError(f"--grid needs q values in [{Q_MIN:g}, {Q_MAX:g}], got {text!r}")
-    return tuple(sorted(set(values)))
+    return parse_values(text, "--grid", Q_MIN, Q_MAX, "q values")
 
 
 @dataclass
