@@ -12,6 +12,7 @@ from typing import Any
 
 from qidf_research.languages import EXTRA, HELDOUT
 from qidf_research.languages import PAPER as LANGS
+from qidf_research.peers.report import render_peers
 
 REGENERATE = ".venv/bin/python -m qidf_research.bench_retrieval"
 
@@ -167,7 +168,15 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
     return out
 
 
-def render(results: dict[str, Any]) -> str:
+def load_peers(path: Path | None = None) -> dict[str, Any] | None:
+    """peers.json (bench_peers) beside results.json, when it exists."""
+    path = path or Path(__file__).resolve().parents[2] / "benchmarks/retrieval/peers.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def render(results: dict[str, Any], peers: dict[str, Any] | None = None) -> str:
+    """results.md: the tables of results.json, then the peers section of peers.json
+    (``peers`` None reads benchmarks/retrieval/peers.json when it exists)."""
     tasks = results["tasks"]
     out = [
         "# Retrieval benchmark: BM25 vs q-log IDF on real code (generated: do not edit)",
@@ -251,9 +260,11 @@ def render(results: dict[str, Any]) -> str:
     proto = (results.get("predictor") or {}).get("protocol")
     if proto:
         out += _protocol(proto)
+    out += render_peers(peers if peers is not None else load_peers() or {})
     return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
     path = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/retrieval/results.json")
-    sys.stdout.write(render(json.loads(path.read_text())))
+    sys.stdout.write(render(json.loads(path.read_text()),
+                            load_peers(path.with_name("peers.json")) or {}))

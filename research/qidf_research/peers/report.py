@@ -1,0 +1,193 @@
+"""The peers section of results.md, rendered from peers.json (no engine needed)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from typing import Any
+
+from qidf_research.peers.compare import FAMILIES, PEERS
+from qidf_research.peers.corpora import FULL_CROSS_PRODUCT, GROUPS
+
+SHORT = {"bm25_default": "BM25", "bm25": "BM25 k1/b", "lm_dirichlet": "LMDirichlet",
+         "lm_jelinek_mercer": "LMJelinekMercer", "dfr": "DFR", "dph_like": "DFR ~DPH",
+         "ib": "IB", "dfi": "DFI", "idf_gamma": "idf^gamma", "qlog": "q-log", "shipped": "shipped",
+         "joint": "joint"}
+GROUP_NAMES = {"code2doc": "code → doc (standard analyzer)",
+               "doc2code": "doc → code (standard analyzer)",
+               "prose": "prose controls", "identifier": "code → doc, identifier analyzer",
+               "scaling": "Go scaling subsets and Go at scale"}
+
+
+def _p(x: float) -> str:
+    return "< 1e-4" if x < 1e-4 else f"{x:.2g}"
+
+
+def _delta(c: dict[str, Any] | None) -> str:
+    if not c:
+        return "—"
+    return f"{c['delta']:+.4f} [{c['low']:+.4f}, {c['high']:+.4f}], p {_p(c['p_value'])}"
+
+
+def _setting(f: dict[str, Any]) -> str:
+    """A family's chosen setting, short: its parameters without the family name."""
+    params = f.get("params", {})
+    if f.get("kind") == "default":
+        return "default"
+    return " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in params.items())
+
+
+def _ordered(corpora: dict[str, Any]) -> list[str]:
+    keys = list(corpora)
+    return sorted(keys, key=lambda k: (GROUPS.index(corpora[k]["group"]), keys.index(k)))
+
+
+def headline(corpora: dict[str, Any]) -> list[str]:
+    out = ["| corpus type | corpora | best peer (times) | q-log above the best peer, p < 0.05 "
+           "| best peer above q-log, p < 0.05 | Δ q-log - best peer, median (range) | "
+           "Δ shipped - best peer, median (range) |", "|---|---|---|---|---|---|---|"]
+    for group in GROUPS:
+        rows = [c for c in corpora.values() if c["group"] == group]
+        if not rows:
+            continue
+        names = Counter(FAMILIES[c["best_peer"]] for c in rows)
+        top = ", ".join(f"{n} ({k})" for n, k in names.most_common(3))
+        cells = []
+        for run in ("qlog", "shipped"):
+            ds = [c["comparisons"][f"{run}_vs_best_peer"]["delta"] for c in rows
+                  if f"{run}_vs_best_peer" in c["comparisons"]]
+            cells.append(f"{statistics.median(ds):+.4f} ({min(ds):+.4f} to {max(ds):+.4f})"
+                         if ds else "—")
+        cmp = [c["comparisons"].get("qlog_vs_best_peer") for c in rows]
+        win = sum(1 for c in cmp if c and c["delta"] > 0 and c["p_value"] < 0.05)
+        lose = sum(1 for c in cmp if c and c["delta"] < 0 and c["p_value"] < 0.05)
+        out.append(f"| {GROUP_NAMES[group]} | {len(rows)} | {top} | {win} | {lose} | "
+                   f"{cells[0]} | {cells[1]} |")
+    return out
+
+
+def main_table(corpora: dict[str, Any]) -> list[str]:
+    out = ["| corpus | docs | BM25 | best peer (chosen on tuning) | best peer | q-log (q) | "
+           "Δ q-log - best peer [95% CI], p | shipped (q) | Δ shipped - best peer, p |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for key in _ordered(corpora):
+        c = corpora[key]
+        f = c["families"]
+        bp = f[c["best_peer"]]
+        out.append(
+            f"| {key} | {c['documents']:,} | {f['bm25_default']['heldout']:.4f} | "
+            f"{FAMILIES[c['best_peer']]}: {_setting(bp)} | {bp['heldout']:.4f} | "
+            f"{f['qlog']['heldout']:.4f} ({f['qlog']['params'].get('q', 1):g}) | "
+            f"{_delta(c['comparisons'].get('qlog_vs_best_peer'))} | "
+            f"{f['shipped']['heldout']:.4f} ({f['shipped']['params'].get('q', 1):g}) | "
+            f"{_delta(c['comparisons'].get('shipped_vs_best_peer'))} |")
+    return out
+
+
+def family_table(corpora: dict[str, Any]) -> list[str]:
+    names = list(FAMILIES)
+    out = ["| corpus | " + " | ".join(SHORT[n] for n in names) + " |",
+           "|---|" + "---|" * len(names)]
+    for key in _ordered(corpora):
+        c = corpora[key]
+        f = c["families"]
+        cells = []
+        for n in names:
+            v = f.get(n, {}).get("heldout")
+            text = "—" if v is None else f"{v:.4f}"
+            cells.append(f"**{text}**" if n == c["best_peer"] else text)
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return out
+
+
+def settings_table(corpora: dict[str, Any]) -> list[str]:
+    names = [n for n in FAMILIES if n not in ("bm25_default", "dfi")] + ["dfi"]
+    out = ["| corpus | " + " | ".join(SHORT[n] for n in names) + " |",
+           "|---|" + "---|" * len(names)]
+    for key in _ordered(corpora):
+        f = corpora[key]["families"]
+        out.append(f"| {key} | " + " | ".join(
+            _setting(f[n]) if "params" in f.get(n, {}) else "—" for n in names) + " |")
+    return out
+
+
+def joint_table(corpora: dict[str, Any]) -> list[str]:
+    out = ["| corpus | best single family on tuning | its tuning | joint (q, k1, b) | "
+           "joint tuning | joint held-out | best single held-out | Δ joint - best single "
+           "[95% CI], p | Δ joint - BM25, p |", "|---|---|---|---|---|---|---|---|---|"]
+    for key in _ordered(corpora):
+        c = corpora[key]
+        f = c["families"]
+        bs, j = f[c["best_single"]], f["joint"]
+        jp = j["params"]
+        setting = (f"{jp.get('q', 1):g}, {jp.get('k1', 1.2):g}, {jp.get('b', 0.75):g}")
+        out.append(f"| {key} | {FAMILIES[c['best_single']]} | {bs['tuning']:.4f} | {setting} | "
+                   f"{j['tuning']:.4f} | {j['heldout']:.4f} | {bs['heldout']:.4f} | "
+                   f"{_delta(c['comparisons'].get('joint_vs_best_single'))} | "
+                   f"{_delta(c['comparisons'].get('joint_vs_bm25_default'))} |")
+    return out
+
+
+def cost_table(corpora: dict[str, Any]) -> list[str]:
+    out = ["| corpus | settings measured | searches | search time (s) |", "|---|---|---|---|"]
+    total = [0, 0, 0.0]
+    for key in _ordered(corpora):
+        cost = corpora[key]["cost"]
+        total[0] += cost["settings_measured"]
+        total[1] += cost["searches"]
+        total[2] += cost["search_seconds"]
+        out.append(f"| {key} | {cost['settings_measured']} | {cost['searches']:,} | "
+                   f"{cost['search_seconds']:,.0f} |")
+    out.append(f"| all | {total[0]} | {total[1]:,} | {total[2]:,.0f} |")
+    return out
+
+
+def render_peers(data: dict[str, Any]) -> list[str]:
+    corpora = data.get("corpora") or {}
+    if not corpora:
+        return []
+    full = ", ".join(k for k in FULL_CROSS_PRODUCT if k in corpora)
+    plan = data["plan"]
+    peers = ", ".join(FAMILIES[p] for p in PEERS)
+    return [
+        "", "## Peers: q-log against every similarity the engine ships", "",
+        f"Regenerate: `{data['regenerate']}` (tables only: `python -m "
+        "qidf_research.bench_report`, from peers.json). Every family's setting is chosen "
+        "on a seeded half of each task's queries (tuning) and every number below is "
+        "NDCG@10 on the other half (held out), installed on the corpus's index and ranked by "
+        f"{data['engine']}. Peers: {peers}. The best peer is the peer with the highest "
+        "tuning NDCG@10; Δ is held-out NDCG@10 with a paired bootstrap over the held-out "
+        f"queries ({data['resamples']:,} resamples, 95% percentile interval, two-sided p). "
+        "q-log is q tuned at k1 = 1.2, b = 0.75; shipped is the default predictor's q "
+        "(`apply --q auto`, exact statistics); joint tunes q, k1 and b together.",
+        "",
+        f"Grids (coarse, then finer around the best; peers.json has every setting tried "
+        f"and its tuning NDCG@10): BM25 b {plan['bm25']['b']} then k1 {plan['bm25']['k1']} "
+        f"then one step around the best pair; q {plan['qlog']['q']} then the midpoints "
+        f"around the best; LMDirichlet mu {plan['lm_dirichlet']['mu']}; LMJelinekMercer "
+        f"lambda {plan['lm_jelinek_mercer']['lambda']} (both extended past an edge and "
+        "refined); DFR: basic models g, if, in, ine x after-effects b, l at normalization "
+        "H2, the other normalizations (no, H1, H3, Z) for the best pair, the four "
+        "parameter-free L / no-normalization variants (the closest Lucene has to DPH: it "
+        "ships no hypergeometric model), then the best normalization's parameter; IB: "
+        "ll, spl x df, ttf at H2, the other normalizations for the best pair, then its "
+        "parameter; DFI: all three measures; idf^gamma: BM25 with its IDF to the power gamma "
+        f"(our reading of the paper's power-law rescaling), gamma {plan['idf_gamma']['gamma']} "
+        "then refined. The full DFR (4 x 2 x 5) and IB (2 x 2 x 5) cross products ran on "
+        f"{full or 'no corpus yet'}. OpenSearch refuses the basic models be, d, p and the "
+        "after-effect no.",
+        "", "### Headline by corpus type", "", *headline(corpora),
+        "", "### q-log against the best peer (held-out NDCG@10)", "", *main_table(corpora),
+        "", "### Every family (held-out NDCG@10; the best peer in bold)", "",
+        *family_table(corpora),
+        "", "### The settings chosen on the tuning split", "",
+        "Parameters as the engine names them; c is the DFR/IB normalization's parameter "
+        "(c of H1/H2, mu of H3, z of Z).", "", *settings_table(corpora),
+        "", "### Joint tuning of q, k1 and b", "",
+        "The joint candidates include every q-log setting and every BM25 setting, so on the "
+        "tuning split the joint best is never below tuned BM25 nor tuned q-log; the best "
+        "single family is the best of all the others on tuning (a peer, q-log or shipped).",
+        "", *joint_table(corpora),
+        "", "### Cost", "", *cost_table(corpora),
+    ]
