@@ -106,17 +106,29 @@ def sweep_cmd(
     = Mode.SCRIPT,
     max_queries: MaxQueries = None,
     seed: Seed = 0,
+    k1_grid: Annotated[str | None, typer.Option(
+        "--k1-grid", help="Also tune BM25's k1 over these values (with --b-grid: q, k1 and b "
+        "jointly; prints the `qidf apply` line of the best).")] = None,
+    b_grid: Annotated[str | None, typer.Option(
+        "--b-grid", help="Also tune BM25's b over these values (0 to 1).")] = None,
     json_out: Json = False,
 ) -> None:
     """NDCG@10 at every q of a grid, installed in turn on the live index, and the oracle q.
 
-    The index gets its own similarity back at the end, whatever happens.
+    The index gets its own similarity back at the end, whatever happens. With --k1-grid or
+    --b-grid, every (q, k1, b) is installed in turn and the best joint setting is reported
+    with its paired bootstrap interval against the index's similarity and the best single
+    family.
 
     Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
     """
     q_grid = sweep_lib.parse_grid(grid)
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
+    if k1_grid is not None or b_grid is not None:
+        _joint_cmd(conn, index, qs, rel, q_grid, k1_grid, b_grid, field, mode, plot, seed,
+                   json_out)
+        return
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
@@ -138,3 +150,40 @@ def sweep_cmd(
         out.print(f"  q = {p.q:<5g} NDCG@10 {p.ndcg10:.4f}{mark}", markup=False)
     if plot:
         out.print(f"plot: {plot}", markup=False)
+
+
+def _joint_cmd(conn: ClusterOptions, index: str, qs: dict[str, str], rel: files.Qrels,
+               q_grid: tuple[float, ...], k1_grid: str | None, b_grid: str | None,
+               field: str | None, mode: Mode, plot: str | None, seed: int,
+               json_out: bool) -> None:
+    """``qidf sweep --k1-grid/--b-grid``: q, k1 and b tuned together."""
+    from qidf_ctl.errors import UsageError
+    from qidf_ctl.evaluation import joint
+
+    if plot:
+        raise UsageError("--plot draws the q curve; it does not combine with --k1-grid or "
+                         "--b-grid (drop one of them)")
+    k1s = joint.parse_k1_grid(k1_grid) if k1_grid is not None else (joint.DEFAULT_K1,)
+    bs = joint.parse_b_grid(b_grid) if b_grid is not None else (joint.DEFAULT_B,)
+    cluster = conn.connect()
+    with step_status(quiet=json_out) as progress:
+        result = joint.joint_sweep(cluster, index, qs, rel, q_grid=q_grid, k1_grid=k1s,
+                                   b_grid=bs, field_name=field, mode=mode, seed=seed,
+                                   progress=progress, bar=bars(json_out))
+    if json_out:
+        emit_json(result.as_dict())
+        return
+    out.print(f"{result.index}, field {result.field}, {result.queries} queries, "
+              f"{len(result.points)} settings ({result.seconds:.1f}s)", markup=False)
+    out.print(f"  baseline ({result.baseline_similarity}): NDCG@10 "
+              f"{result.baseline_ndcg10:.4f}", markup=False)
+    for name, p in (("q-log, k1 and b at defaults", result.best_q_only),
+                    ("BM25 (q = 1), k1 and b tuned", result.best_bm25_only),
+                    ("joint", result.best)):
+        out.print(f"  best {name:<28} {p.label:<22} NDCG@10 {p.ndcg10:.4f}", markup=False)
+    for name, iv in (("the baseline", result.vs_baseline),
+                     (f"the best single family, {result.best_single}", result.vs_best_single)):
+        out.print(f"  joint vs {name}: {iv.delta:+.4f}, 95% interval [{iv.low:+.4f}, "
+                  f"{iv.high:+.4f}], p = {iv.p_value:.4g}", markup=False)
+    out.print("  (chosen on these queries: check it on others with `qidf eval`)", markup=False)
+    out.print(f"install it: {result.apply_command}", markup=False)
