@@ -123,11 +123,11 @@ def sweep_cmd(
     Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
     """
     q_grid = sweep_lib.parse_grid(grid)
+    joint_grids = _joint_grids(k1_grid, b_grid, plot)
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
-    if k1_grid is not None or b_grid is not None:
-        _joint_cmd(conn, index, qs, rel, q_grid, k1_grid, b_grid, field, mode, plot, seed,
-                   json_out)
+    if joint_grids is not None:
+        _joint_cmd(conn, index, qs, rel, (q_grid, *joint_grids), field, mode, seed, json_out)
         return
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
@@ -152,23 +152,31 @@ def sweep_cmd(
         out.print(f"plot: {plot}", markup=False)
 
 
-def _joint_cmd(conn: ClusterOptions, index: str, qs: dict[str, str], rel: files.Qrels,
-               q_grid: tuple[float, ...], k1_grid: str | None, b_grid: str | None,
-               field: str | None, mode: Mode, plot: str | None, seed: int,
-               json_out: bool) -> None:
-    """``qidf sweep --k1-grid/--b-grid``: q, k1 and b tuned together."""
+def _joint_grids(k1_grid: str | None, b_grid: str | None,
+                 plot: str | None) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """The k1 and b grids of a joint sweep (None: a q sweep), checked before any work."""
     from qidf_ctl.errors import UsageError
     from qidf_ctl.evaluation import joint
 
+    if k1_grid is None and b_grid is None:
+        return None
     if plot:
         raise UsageError("--plot draws the q curve; it does not combine with --k1-grid or "
                          "--b-grid (drop one of them)")
-    k1s = joint.parse_k1_grid(k1_grid) if k1_grid is not None else (joint.DEFAULT_K1,)
-    bs = joint.parse_b_grid(b_grid) if b_grid is not None else (joint.DEFAULT_B,)
+    return (joint.parse_k1_grid(k1_grid) if k1_grid is not None else (joint.DEFAULT_K1,),
+            joint.parse_b_grid(b_grid) if b_grid is not None else (joint.DEFAULT_B,))
+
+
+def _joint_cmd(conn: ClusterOptions, index: str, qs: dict[str, str], rel: files.Qrels,
+               grids: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]],
+               field: str | None, mode: Mode, seed: int, json_out: bool) -> None:
+    """``qidf sweep --k1-grid/--b-grid``: q, k1 and b tuned together."""
+    from qidf_ctl.evaluation import joint
+
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
-        result = joint.joint_sweep(cluster, index, qs, rel, q_grid=q_grid, k1_grid=k1s,
-                                   b_grid=bs, field_name=field, mode=mode, seed=seed,
+        result = joint.joint_sweep(cluster, index, qs, rel, q_grid=grids[0], k1_grid=grids[1],
+                                   b_grid=grids[2], field_name=field, mode=mode, seed=seed,
                                    progress=progress, bar=bars(json_out))
     if json_out:
         emit_json(result.as_dict())

@@ -88,7 +88,8 @@ def line(evaluate: Evaluate, make: Callable[[float], Setting], grid: Sequence[fl
                 x = st.num(mid)
                 if x not in tried:
                     tried[x] = make(x)
-                    evaluate(tried[x])
+    for s in tried.values():
+        evaluate(s)
     return list(tried.values())
 
 

@@ -30,12 +30,19 @@ def _delta(c: dict[str, Any] | None) -> str:
 
 
 def _setting(f: dict[str, Any]) -> str:
-    """A family's chosen setting, short: its parameters without the family name."""
-    params = f.get("params", {})
-    if f.get("kind") == "default":
-        return "default"
-    return " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                    for k, v in params.items())
+    """A family's chosen setting, short: e.g. ``k1 0.9, b 0.4``, ``if, b, h2 c=2``."""
+    p = f.get("params", {})
+    kind = f.get("kind")
+    if kind == "default":
+        return "default (k1 1.2, b 0.75)"
+    if kind in ("DFR", "IB"):
+        first = ("basic_model", "after_effect") if kind == "DFR" else ("distribution", "lambda")
+        norm = p["normalization"] + (f" c={p['c']:g}" if "c" in p else "")
+        return ", ".join([*(str(p[k]) for k in first), norm])
+    if kind == "DFI":
+        return str(p["independence_measure"])
+    order = ("q", "gamma", "mu", "lambda", "k1", "b")
+    return ", ".join(f"{k} {p[k]:g}" for k in order if k in p)
 
 
 def _ordered(corpora: dict[str, Any]) -> list[str]:
