@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -142,6 +143,10 @@ def write(data: dict[str, Any]) -> None:
         (OUT / "results.md").write_text(render(json.loads(results.read_text())))
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=None, help="cluster (default: the local engine)")
@@ -151,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-indices", action="store_true")
     args = ap.parse_args(argv)
     specs = select(args.corpora)
+    signal.signal(signal.SIGTERM, _interrupt)  # finally blocks reopen and restore the index
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
     data: dict[str, Any] = {"corpora": {}}
     if PEERS_JSON.is_file():

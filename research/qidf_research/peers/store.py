@@ -34,9 +34,11 @@ class Store:
         self.runs: dict[tuple[str, str], dict[str, Any]] = {}
         if self.runs_path.is_file():
             for line in self.runs_path.read_text().splitlines():
-                if line.strip():
+                try:
                     row = json.loads(line)
-                    self.runs[(row["setting"], row["split"])] = row
+                except json.JSONDecodeError:
+                    continue  # a line cut short by a killed run: measured again
+                self.runs[(row["setting"], row["split"])] = row
 
     def get(self, setting: str, split: str) -> dict[str, Any] | None:
         return self.runs.get((setting, split))
