@@ -8,8 +8,6 @@ import math
 import random
 
 import pytest
-
-from qidf_ctl.formula import InvalidParameter
 from qidf_research.peers import families as fam
 from qidf_research.peers import settings as st
 from qidf_research.peers.compare import summarize
@@ -17,6 +15,8 @@ from qidf_research.peers.report import render_peers
 from qidf_research.peers.scripted import idf_gamma_similarity
 from qidf_research.peers.split import split_queries
 from qidf_research.peers.store import Store
+
+from qidf_ctl.formula import InvalidParameter
 
 
 def test_settings_that_rank_alike_share_one_key():

@@ -50,7 +50,7 @@ def best(evaluate: Evaluate, candidates: Sequence[Setting]) -> Setting:
 
 
 def line(evaluate: Evaluate, make: Callable[[float], Setting], grid: Sequence[float], *,
-         log: bool, lo: float, hi: float, extend: int = 4, refine: bool = True,
+         log: bool, lo: float, hi: float, extend: int = 6, refine: bool = True,
          prefer: float | None = None) -> list[Setting]:
     """A 1-D search: the grid; past an edge while the best sits on it (``extend`` steps,
     never beyond [lo, hi]); then the midpoints between the best and its neighbours. A tie
@@ -154,7 +154,7 @@ def _q(s: Setting) -> float:
 
 
 def search_lm_dirichlet(evaluate: Evaluate, full: bool = False) -> list[Setting]:
-    return line(evaluate, st.lm_dirichlet, MU_GRID, log=True, lo=1.0, hi=1_000_000.0,
+    return line(evaluate, st.lm_dirichlet, MU_GRID, log=True, lo=1.0, hi=10_000_000.0,
                 prefer=2000.0)
 
 
@@ -169,7 +169,7 @@ def _tune_norm(evaluate: Evaluate, top: Setting,
     if norm == "no":
         return []
     return line(evaluate, lambda c: make(norm, c), NORM_GRIDS[norm], log=True, lo=1e-3,
-                hi=1e5, extend=1, refine=False, prefer=st.NORM_DEFAULT[norm])
+                hi=1e5, refine=False, prefer=st.NORM_DEFAULT[norm])
 
 
 def search_dfr(evaluate: Evaluate, full: bool = False) -> list[Setting]:
