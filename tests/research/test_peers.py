@@ -142,7 +142,7 @@ def test_summary_chooses_on_tuning_and_reports_held_out():
     out = summarize(_Bench(table), cands, resamples=200)  # type: ignore[arg-type]
     lm = out["families"]["lm_dirichlet"]
     assert lm["setting"] == lm_good.key and lm["heldout"] == 0.31  # not the held-out best
-    assert out["best_peer"] == "lm_dirichlet"
+    assert out["best_peer"] == out["best_builtin"] == "lm_dirichlet"
     c = out["comparisons"]["qlog_vs_best_peer"]
     assert c["delta"] == pytest.approx(0.13) and c["low"] <= c["delta"] <= c["high"]
     assert out["joint_not_below_bm25_or_qlog_on_tuning"]
@@ -160,11 +160,14 @@ def test_report_renders_every_table():
                                            "idf_gamma": {"gamma": [1]}})),
             "corpora": {"go-code2doc": {
                 "group": "code2doc", "documents": 10, "families": fams,
-                "best_peer": "lm_dirichlet", "best_single": "qlog",
+                "best_peer": "lm_dirichlet", "best_builtin": "lm_dirichlet",
+                "best_single": "qlog",
                 "comparisons": {"qlog_vs_best_peer": cmp, "shipped_vs_best_peer": cmp,
+                                "qlog_vs_best_builtin": cmp, "shipped_vs_best_builtin": cmp,
                                 "joint_vs_best_single": cmp, "joint_vs_bm25_default": cmp},
                 "cost": {"settings_measured": 3, "searches": 30, "search_seconds": 1.0}}}}
     text = "\n".join(render_peers(data))
     assert "| go-code2doc | 10 |" in text and "### Joint tuning" in text
-    assert "| code → doc (standard analyzer) | 1 | LMDirichlet (mu) (1) | 1 | 0 |" in text
+    assert ("| code → doc (standard analyzer) | 1 | LMDirichlet (1) | 1 / 0, +0.0100 (+0.0100 "
+            "to +0.0100) | LMDirichlet (1) |") in text
     assert render_peers({"corpora": {}}) == []
