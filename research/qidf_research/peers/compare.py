@@ -39,7 +39,8 @@ BUILTIN = tuple(p for p in PEERS if p != "idf_gamma")
 COMPARISONS = (
     ("qlog", "best_peer"), ("qlog", "best_builtin"), ("shipped", "best_builtin"),
     ("qlog", "bm25_default"), ("shipped", "best_peer"),
-    ("shipped", "bm25_default"), ("joint", "best_peer"), ("joint", "best_single"),
+    ("shipped", "bm25_default"), ("joint", "best_peer"), ("joint", "best_builtin"),
+    ("joint", "best_single"),
     ("joint", "bm25_default"), ("best_peer", "bm25_default"),
 )
 
