@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
+from qidf_research.bench_report import load_peers
 from qidf_research.peers import families as fam
 from qidf_research.peers import settings as st
 from qidf_research.peers.compare import summarize
-from qidf_research.peers.report import render_peers
+from qidf_research.peers.report import docs_table, render_peers
 from qidf_research.peers.scripted import idf_gamma_similarity
 from qidf_research.peers.split import split_queries
 from qidf_research.peers.store import Store
@@ -146,6 +148,9 @@ def test_summary_chooses_on_tuning_and_reports_held_out():
     c = out["comparisons"]["qlog_vs_best_peer"]
     assert c["delta"] == pytest.approx(0.13) and c["low"] <= c["delta"] <= c["high"]
     assert out["joint_not_below_bm25_or_qlog_on_tuning"]
+    each = out["comparisons"]["qlog_vs_lm_dirichlet"]  # every family, not only the best
+    assert each["baseline"] == "lm_dirichlet" and each["delta"] == pytest.approx(0.13)
+    assert "qlog_vs_dfr" not in out["comparisons"]  # a family not measured is left out
 
 
 def test_report_renders_every_table():
@@ -164,10 +169,26 @@ def test_report_renders_every_table():
                 "best_single": "qlog",
                 "comparisons": {"qlog_vs_best_peer": cmp, "shipped_vs_best_peer": cmp,
                                 "qlog_vs_best_builtin": cmp, "shipped_vs_best_builtin": cmp,
-                                "joint_vs_best_single": cmp, "joint_vs_bm25_default": cmp},
+                                "joint_vs_best_single": cmp, "joint_vs_bm25_default": cmp,
+                                "qlog_vs_lm_dirichlet": cmp},
                 "cost": {"settings_measured": 3, "searches": 30, "search_seconds": 1.0}}}}
     text = "\n".join(render_peers(data))
     assert "| go-code2doc | 10 |" in text and "### Joint tuning" in text
     assert ("| code → doc (standard analyzer) | 1 | LMDirichlet (1) | 1 / 0, +0.0100 (+0.0100 "
             "to +0.0100) | LMDirichlet (1) |") in text
+    assert ("| code → doc (standard analyzer) | 1 | 0 / 0 | 0 / 0 | 1 / 0 | 0 / 0 |"
+            in text)  # q-log above LMDirichlet, the only family compared
     assert render_peers({"corpora": {}}) == []
+
+
+def test_docs_page_shows_the_measured_table():
+    """docs/peers.md's table is peers.json's, row for row: no claim without its row."""
+    peers = load_peers()
+    if peers is None:
+        pytest.skip("benchmarks/retrieval/peers.json not generated")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "peers.md").read_text()
+    rows = docs_table(peers["corpora"])
+    assert len(rows) == 2 + len(peers["corpora"])
+    missing = [r for r in rows if r not in page.splitlines()]
+    assert not missing, "docs/peers.md is out of date (python -m qidf_research.peers.report):\n" \
+        + "\n".join(missing)

@@ -42,6 +42,8 @@ COMPARISONS = (
     ("shipped", "bm25_default"), ("joint", "best_peer"), ("joint", "best_builtin"),
     ("joint", "best_single"),
     ("joint", "bm25_default"), ("best_peer", "bm25_default"),
+    # Against each family on its own (the per-family wins and losses of the report).
+    *((run, peer) for run in ("qlog", "shipped") for peer in PEERS if peer != "bm25_default"),
 )
 
 

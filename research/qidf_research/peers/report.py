@@ -82,6 +82,23 @@ def headline(corpora: dict[str, Any]) -> list[str]:
     return out
 
 
+def family_wins(corpora: dict[str, Any], run: str) -> list[str]:
+    """Per corpus type, how often ``run`` is above / below each family on the held-out
+    split at p < 0.05 (each family at its own best tuning setting)."""
+    out = ["| corpus type | corpora | " + " | ".join(SHORT[p] for p in PEERS) + " |",
+           "|---|---|" + "---|" * len(PEERS)]
+    for group in GROUPS:
+        rows = [c for c in corpora.values() if c["group"] == group]
+        if not rows:
+            continue
+        cells = []
+        for peer in PEERS:
+            win, lose, _ = _counts(rows, f"{run}_vs_{peer}")
+            cells.append(f"{win} / {lose}")
+        out.append(f"| {GROUP_NAMES[group]} | {len(rows)} | " + " | ".join(cells) + " |")
+    return out
+
+
 def joint_headline(corpora: dict[str, Any]) -> list[str]:
     out = ["| corpus type | corpora | joint >= best single family on tuning | held out: joint "
            "vs best single, above / below (p < 0.05), median Δ (range) | held out: joint vs "
@@ -122,6 +139,29 @@ def main_table(corpora: dict[str, Any]) -> list[str]:
             f"{_delta(c['comparisons'].get('qlog_vs_best_builtin'))} | {other} | {vs_peer} | "
             f"{f['shipped']['heldout']:.4f} ({f['shipped']['params'].get('q', 1):g}) | "
             f"{_delta(c['comparisons'].get('shipped_vs_best_builtin'))} |")
+    return out
+
+
+def docs_table(corpora: dict[str, Any]) -> list[str]:
+    """The table docs/peers.md shows (a test keeps the page equal to peers.json): per corpus,
+    the best built-in family against q-log tuned and the shipped default, held out."""
+    def d(c: dict[str, Any], name: str) -> str:
+        x = c["comparisons"].get(name)
+        return "—" if not x else f"{x['delta']:+.4f} (p {_p(x['p_value'])})"
+
+    out = ["| corpus | BM25 | best built-in, as tuned | its NDCG@10 | q-log, q tuned | "
+           "Δ q-log - built-in | shipped `--q auto` | Δ shipped - built-in |",
+           "|---|---|---|---|---|---|---|---|"]
+    for key in _ordered(corpora):
+        c = corpora[key]
+        f = c["families"]
+        bi = f[c["best_builtin"]]
+        out.append(
+            f"| {key} | {f['bm25_default']['heldout']:.4f} | {SHORT[c['best_builtin']]} "
+            f"({_setting(bi)}) | {bi['heldout']:.4f} | {f['qlog']['heldout']:.4f} "
+            f"(q {f['qlog']['params'].get('q', 1):g}) | {d(c, 'qlog_vs_best_builtin')} | "
+            f"{f['shipped']['heldout']:.4f} (q {f['shipped']['params'].get('q', 1):g}) | "
+            f"{d(c, 'shipped_vs_best_builtin')} |")
     return out
 
 
@@ -222,6 +262,9 @@ def render_peers(data: dict[str, Any]) -> list[str]:
         f"{full or 'no corpus yet'}. OpenSearch refuses the basic models be, d, p and the "
         "after-effect no.",
         "", "### Headline by corpus type", "", *headline(corpora),
+        "", "### Against each family: above / below at p < 0.05 (held out)", "",
+        "q-log with q tuned:", "", *family_wins(corpora, "qlog"), "",
+        "The shipped default (`apply --q auto`):", "", *family_wins(corpora, "shipped"),
         "", "### q-log against the best built-in and the best peer (held-out NDCG@10)", "",
         *main_table(corpora),
         "", "### Every family (held-out NDCG@10; the best built-in and the best peer in bold)",
@@ -237,3 +280,9 @@ def render_peers(data: dict[str, Any]) -> list[str]:
         "", *joint_headline(corpora), "", *joint_table(corpora),
         "", "### Cost", "", *cost_table(corpora),
     ]
+
+
+if __name__ == "__main__":  # the table of docs/peers.md: python -m qidf_research.peers.report
+    from qidf_research.bench_report import load_peers
+
+    print("\n".join(docs_table((load_peers() or {}).get("corpora") or {})))
