@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 Q_MIN = 0.05
 Q_MAX = 1.0
 DEFAULT_PREDICTOR = "qidf-gate"
+# Where q-log adds nothing, the peers benchmark found built-in settings that beat default
+# BM25 (tuned k1/b on prose): say where the numbers are (docs/peers.md).
+BUILTIN_HINT = ("with judged queries, tuned k1/b or another built-in similarity can beat "
+                "default BM25 (docs/peers.md)")
 
 
 def clip_q(q: float) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qidf_ctl.predictors.base import Predictor, register
+from qidf_ctl.predictors.base import BUILTIN_HINT, Predictor, register
 
 if TYPE_CHECKING:
     from qidf_ctl.stats import FieldStats
@@ -55,7 +55,7 @@ def explain_gate(field_stats: FieldStats, q: float) -> str | None:
         return None
     return (f"the analyzer already splits identifiers "
             f"({', '.join(field_stats.splits_identifiers)}) -> q {q:.2f}: rare identifiers "
-            "are no longer one-off tokens, BM25 stays")
+            f"are no longer one-off tokens, BM25 stays; {BUILTIN_HINT}")
 
 
 GATED = register(Predictor(

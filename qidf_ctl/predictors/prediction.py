@@ -10,7 +10,14 @@ from typing import Any
 
 from qidf_ctl.cluster import Cluster, describe_index
 from qidf_ctl.errors import QidfError
-from qidf_ctl.predictors.base import DEFAULT_PREDICTOR, Q_MAX, Q_MIN, clip_q, get
+from qidf_ctl.predictors.base import (
+    BUILTIN_HINT,
+    DEFAULT_PREDICTOR,
+    Q_MAX,
+    Q_MIN,
+    clip_q,
+    get,
+)
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.stats import DENSITIES, FieldStats, index_stats
 
@@ -51,7 +58,7 @@ class Prediction:
 def reason(h_tok: float, q: float, q_formula: float) -> str:
     """One line a human reads next to the number."""
     if q >= 0.9:
-        why = "close to 1: BM25 is already right here"
+        why = f"close to 1: BM25 is already right here; {BUILTIN_HINT}"
     elif q <= 0.4:
         why = "identifier-heavy corpus: rare terms deserve much more weight than BM25 gives"
     else:

@@ -282,7 +282,12 @@ def render_peers(data: dict[str, Any]) -> list[str]:
     ]
 
 
-if __name__ == "__main__":  # the table of docs/peers.md: python -m qidf_research.peers.report
+def main() -> None:
+    """Print the table of docs/peers.md: python -m qidf_research.peers.report"""
     from qidf_research.bench_report import load_peers
 
     print("\n".join(docs_table((load_peers() or {}).get("corpora") or {})))
+
+
+if __name__ == "__main__":
+    main()
