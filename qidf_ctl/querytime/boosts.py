@@ -1,0 +1,38 @@
+"""Per-term boosts that turn built-in BM25 into q-log BM25 for one query.
+
+BM25 scores a term as ``boost * idf(n, N) * tf_part(freq, length)``: the IDF enters only as a
+factor, beside the clause boost. A clause boosted by ``count(t) * idf_q(t) / idf_bm25(t)``
+therefore scores ``count(t) * idf_q(t) * tf_part``, which is what the installed q-log
+similarity scores for the same term repeated ``count(t)`` times. What the ratio leaves alone
+is everything else BM25 does: k1, b and the norms are the index's own (whatever they are),
+and the factor (k1 + 1) of Elasticsearch's and OpenSearch 2.x's LegacyBM25 multiplies both
+sides, so the boosts are the same on every engine and BM25 variant.
+
+Both IDFs come from the one formula, ``qidf_ctl.formula.idf``: ``idf_bm25`` is its q = 1,
+``lucene`` form, Lucene's own BM25 IDF. A token the index has never seen (df 0) matches no
+document; it keeps the ratio 1, as BM25 would score it. At q = 1 (``lucene`` form) every
+ratio is exactly 1.0, so the query is the plain BM25 query, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from qidf_ctl.formula import IdfForm, idf
+from qidf_ctl.querytime.statistics import TermStats
+
+
+def idf_ratio(q: float, doc_count: int, doc_freq: int,
+              form: IdfForm | str = IdfForm.LUCENE) -> float:
+    """``idf_q / idf_bm25`` of a term in ``doc_freq`` of ``doc_count`` documents; 1 when the
+    term occurs nowhere (nothing to rescale)."""
+    if doc_freq <= 0 or doc_count <= 0:
+        return 1.0
+    return idf(q, doc_count, doc_freq, form) / idf(1.0, doc_count, doc_freq, IdfForm.LUCENE)
+
+
+def boosts(counts: Mapping[str, int], stats: TermStats, q: float,
+           form: IdfForm | str = IdfForm.LUCENE) -> dict[str, float]:
+    """``count(t) * idf_q(t) / idf_bm25(t)`` for every distinct token of the query."""
+    return {t: float(c) * idf_ratio(q, stats.doc_count, stats.of(t), form)
+            for t, c in counts.items()}

@@ -1,0 +1,86 @@
+"""What query-time q-log needs to know of an index before its first query: the text field, the
+number of shards, and that the field really scores with built-in BM25.
+
+A user who holds only search and read privileges cannot read settings or mappings. Then the
+field comes from ``_field_caps`` and the shard count from a search's own ``_shards``, both
+read privileges, and the similarity cannot be checked: it is assumed to be built-in BM25,
+and the result says so. Where settings can be read, an index whose similarity is already
+q-log (or any non-BM25 similarity) is refused: the boosts would apply q-log on top of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qidf_ctl.cluster import Cluster, describe_index, index_path
+from qidf_ctl.cluster.index import TEXT_TYPES
+from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
+from qidf_ctl.install.state import SimilarityState
+from qidf_ctl.querytime.statistics import shard_count
+
+BM25_NAMES = ("BM25", "default")  # a field naming either scores with built-in BM25 here
+ASSUMED = "built-in BM25 assumed (the index settings are not readable with these privileges)"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The index (as the user named it), its text field, its shards, and what is known of
+    its similarity."""
+
+    index: str
+    field: str
+    shards: int
+    similarity: str
+    checked: bool  # False when the settings could not be read
+
+
+def _denied(exc: ClusterError) -> bool:
+    return exc.status == 403
+
+
+def inspect(cluster: Cluster, index: str, field: str | None = None) -> Target:
+    """Read what query time needs; read privileges are enough (see the module docstring)."""
+    try:
+        description = describe_index(cluster, index)
+    except ClusterError as exc:
+        if not _denied(exc):
+            raise
+        return Target(index, _field_from_caps(cluster, index, field), shard_count(cluster, index),
+                      ASSUMED, False)
+    description.require_open("search it")
+    fname = description.text_field(field)
+    installed = SimilarityState(description).installed
+    if installed.kind != "builtin":
+        raise ConflictError(
+            f"index {description.index!r} already scores with {installed.describe()}: "
+            "query-time boosts would apply q-log on top of it. Search it with a plain query, "
+            f"or `qidf revert {description.index}` first")
+    own = description.fields[fname].similarity
+    if own and own not in BM25_NAMES:
+        raise ConflictError(
+            f"field {fname!r} of {description.index!r} names its own similarity {own!r}; "
+            "query-time q-log needs a field scored by built-in BM25")
+    return Target(index, fname, description.shards, installed.describe(), True)
+
+
+def _field_from_caps(cluster: Cluster, index: str, field: str | None) -> str:
+    """The text field from ``_field_caps`` (read privilege), chosen as ``describe_index``
+    chooses it: the one named, else the only text field."""
+    caps = cluster.request("GET", index_path(index, "_field_caps"), params={"fields": "*"})
+    text = sorted(name for name, kinds in caps.get("fields", {}).items()
+                  if any(k in TEXT_TYPES for k in kinds))
+    listed = ", ".join(text) or "none"
+    if field is not None:
+        if field in text:
+            return field
+        if field in caps.get("fields", {}):
+            raise UsageError(f"field {field!r} of {index!r} is not analysed text: pick a text "
+                             f"field ({listed})")
+        raise NotFoundError(f"field {field!r} is not in {index!r} (text fields: {listed})")
+    if not text:
+        raise NotFoundError(f"index {index!r} has no text field (qidf works on analysed text "
+                            "fields)")
+    if len(text) > 1:
+        raise UsageError(f"{index!r} has several text fields ({listed}): name the one queries "
+                         "search with --field")
+    return text[0]
