@@ -10,11 +10,13 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.errors import UsageError
 from qidf_ctl.evaluation import evaluate, files, runs
 from qidf_ctl.evaluation import sweep as sweep_lib
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
 from qidf_ctl.evaluation.tokens import COUNTERS
+from qidf_ctl.formula import validate_q
 from qidf_ctl.similarity import Mode
 
 QueriesOpt = Annotated[str, typer.Option(
@@ -26,6 +28,9 @@ FieldOpt = Annotated[str | None, typer.Option(
 MaxQueries = Annotated[int | None, typer.Option(
     "--max-queries", help="Evaluate a seeded sample of this many judged queries.")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the query sample and bootstrap.")]
+QueryTimeOpt = Annotated[bool, typer.Option(
+    "--query-time", help="Build q-log into each query (boosted term clauses) instead of "
+    "installing it: the index is not changed, search privileges suffice (docs/query-time.md).")]
 
 
 @app.command("eval")
@@ -53,6 +58,9 @@ def eval_cmd(
     max_queries: MaxQueries = None,
     run_out: Annotated[str | None, typer.Option(
         "--run-out", help="Save this run as a TREC run file (a later --baseline).")] = None,
+    query_time: QueryTimeOpt = False,
+    q: Annotated[str | None, typer.Option(
+        "--q", help="With --query-time: the q to build into the queries.")] = None,
     json_out: Json = False,
 ) -> None:
     """NDCG@10, MRR@10, Recall@100 and Recall@8K-tokens of the index as configured now.
@@ -61,6 +69,10 @@ def eval_cmd(
 
     Example: qidf eval code-search --queries q.jsonl --qrels qrels.trec --baseline bm25.run
     """
+    if query_time != (q is not None):
+        raise UsageError("--query-time needs --q, and --q needs --query-time (e.g. "
+                         "--query-time --q 0.3); without both, eval measures the index as it is")
+    query_time_q = validate_q(q) if q is not None else None
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
     base = runs.read_trec_run(baseline) if baseline else None
@@ -69,7 +81,7 @@ def eval_cmd(
         result, run = evaluate.evaluate_index(
             cluster, index, qs, rel, field_name=field, depth=depth, budget=budget,
             counter_name=token_counter, baseline=base, resamples=resamples, seed=seed,
-            progress=progress, bar=bars(json_out))
+            query_time_q=query_time_q, progress=progress, bar=bars(json_out))
     if run_out:
         runs.write_trec_run(run, run_out)
     if json_out:
@@ -111,6 +123,7 @@ def sweep_cmd(
         "jointly; prints the `qidf apply` line of the best).")] = None,
     b_grid: Annotated[str | None, typer.Option(
         "--b-grid", help="Also tune BM25's b over these values (0 to 1).")] = None,
+    query_time: QueryTimeOpt = False,
     json_out: Json = False,
 ) -> None:
     """NDCG@10 at every q of a grid, installed in turn on the live index, and the oracle q.
@@ -118,12 +131,17 @@ def sweep_cmd(
     The index gets its own similarity back at the end, whatever happens. With --k1-grid or
     --b-grid, every (q, k1, b) is installed in turn and the best joint setting is reported
     with its paired bootstrap interval against the index's similarity and the best single
-    family.
+    family. With --query-time the index is never changed (q only: k1 and b live in the
+    index's BM25, which query time does not touch).
 
     Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
     """
     q_grid = sweep_lib.parse_grid(grid)
     joint_grids = _joint_grids(k1_grid, b_grid, plot)
+    if query_time and joint_grids is not None:
+        raise UsageError("--query-time sweeps q only: k1 and b are the index's own BM25 "
+                         "parameters, which query time does not change (drop --k1-grid/--b-grid "
+                         "or --query-time)")
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
     if joint_grids is not None:
@@ -132,7 +150,7 @@ def sweep_cmd(
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
-                                 mode=mode, progress=progress,
+                                 mode=mode, query_time=query_time, progress=progress,
                                  bar=bars(json_out))
     if plot:
         from qidf_ctl.evaluation.plot import plot as plot_curve

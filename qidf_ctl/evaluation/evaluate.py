@@ -9,7 +9,8 @@ token counter (``tokens``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,17 +48,27 @@ class EvalResult(WithPerQuery):
 
 
 def run_terms(cluster: Cluster, index: str, field_name: str, terms: Mapping[str, Any],
-              depth: int, bar: BarFactory = no_bar) -> runs.Run:
+              depth: int, bar: BarFactory = no_bar,
+              bodies: Mapping[str, dict[str, Any]] | None = None) -> runs.Run:
     """One search per query, ``depth`` hits each, with a progress bar."""
     with bar(f"searching (top {depth})", len(terms)) as advance:
-        return runs.search_run(cluster, index, field_name, terms, k=depth, advance=advance)
+        return runs.search_run(cluster, index, field_name, terms, k=depth, advance=advance,
+                               queries=bodies)
 
 
 def analyze_queries(cluster: Cluster, index: str, field_name: str, texts: Mapping[str, str],
-                    bar: BarFactory = no_bar) -> dict[str, Any]:
-    """Each query's tokens under the field's search analyzer (one ``_analyze`` each)."""
+                    bar: BarFactory = no_bar,
+                    tokens: Callable[[str], Counter[str]] | None = None) -> dict[str, Any]:
+    """Each query's tokens under the field's search analyzer (one ``_analyze`` each), or
+    under ``tokens`` (query time: it also works where ``_analyze`` is not allowed)."""
     with bar("analysing queries", len(texts)) as advance:
-        return queries.analyze_all(cluster, index, field_name, texts, advance)
+        if tokens is None:
+            return queries.analyze_all(cluster, index, field_name, texts, advance)
+        out = {}
+        for qid, text in texts.items():
+            out[qid] = tokens(text)
+            advance(1)
+        return out
 
 
 
@@ -74,10 +85,12 @@ def evaluate_index(
     baseline: runs.Run | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    query_time_q: float | None = None,
     progress: Progress = quiet,
     bar: BarFactory = no_bar,
 ) -> tuple[EvalResult, runs.Run]:
-    """Search every judged query on ``index`` as it is configured now, and score the run."""
+    """Search every judged query on ``index`` as it is configured now, and score the run;
+    with ``query_time_q``, as q-log at that q built into the queries (the index unchanged)."""
     if depth < 10:
         raise UsageError(f"--depth must be at least 10 (NDCG@10 needs it), got {depth}")
     if budget <= 0:
@@ -87,13 +100,21 @@ def evaluate_index(
                          f"{', '.join(COUNTERS)}")
     count = token_counter(counter_name)
     queries_, qrels = sample_queries(queries_, qrels, None)
-    description = describe_index(cluster, index)
-    description.require_open("search it")
-    resolved = description.index
-    fname = description.text_field(field_name)
-    similarity = SimilarityState(description).installed.describe()
-    terms = analyze_queries(cluster, resolved, fname, queries_, bar)
-    run = run_terms(cluster, resolved, fname, terms, depth, bar)
+    if query_time_q is None:
+        description = describe_index(cluster, index)
+        description.require_open("search it")
+        resolved = description.index
+        fname = description.text_field(field_name)
+        similarity = SimilarityState(description).installed.describe()
+    else:
+        from qidf_ctl.querytime import QueryTime  # it builds on this package
+
+        qt = QueryTime.connect(cluster, index, query_time_q, field_name)
+        resolved, fname, similarity = qt.target.index, qt.target.field, qt.describe()
+    tokens = None if query_time_q is None else qt.tokens
+    terms = analyze_queries(cluster, resolved, fname, queries_, bar, tokens)
+    bodies = None if query_time_q is None else qt.queries(terms)
+    run = run_terms(cluster, resolved, fname, terms, depth, bar, bodies)
     progress("counting tokens of the retrieved documents")
     doc_tokens = token_counts_for_run(cluster, resolved, fname, run, budget, count)
     scored = score_run(run, qrels, doc_tokens, budget)

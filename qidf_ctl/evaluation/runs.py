@@ -26,9 +26,12 @@ def search_run(
     batch_size: int = 50,
     search_type: str | None = "dfs_query_then_fetch",
     advance: Advance = lambda n: None,
+    queries: Mapping[str, dict[str, Any]] | None = None,
 ) -> Run:
     """Top-``k`` hits per query via ``_msearch``. ``dfs_query_then_fetch`` makes scores use
-    index-wide statistics on multi-shard indices (identical to the default on one shard)."""
+    index-wide statistics on multi-shard indices (identical to the default on one shard).
+    ``queries`` gives ready query bodies by query id (query-time q-log); else each query is
+    its tokens' ``term_query``."""
     run: Run = {}
     qids = list(query_terms)
     header: dict[str, Any] = {"index": index}
@@ -40,7 +43,8 @@ def search_run(
         for qid in batch:
             lines.append(json.dumps(header))
             lines.append(json.dumps({"size": k, "_source": False, "track_total_hits": False,
-                                     "query": term_query(field, query_terms[qid])}))
+                                     "query": queries[qid] if queries is not None
+                                     else term_query(field, query_terms[qid])}))
         resp = cluster.request("POST", "/_msearch", "\n".join(lines) + "\n")
         for qid, item in zip(batch, resp["responses"], strict=True):
             if "error" in item:

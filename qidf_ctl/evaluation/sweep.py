@@ -3,15 +3,16 @@
 Each q is installed on the index itself (``install.apply``: close, update, open; well under
 a second), so every point is the engine's own ranking, not an offline replica that would
 first have to be shown to match it. The index gets back the similarity it had before the
-sweep in a ``finally``, whatever fails. Queries are analysed once; each point searches to
-depth 10 only, which is all NDCG@10 needs.
+sweep in a ``finally``, whatever fails. With ``query_time`` each q is built into the queries
+instead (``qidf_ctl.querytime``, measured to rank identically) and the index is not touched.
+Queries are analysed once; each point searches to depth 10 only, which is all NDCG@10 needs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,17 @@ def _restore(cluster: Cluster, index: str, before: Installed) -> None:
         install.revert(cluster, index)
 
 
+def _points(grid: tuple[float, ...], qrels: Qrels, run_at: Callable[[float], runs.Run],
+            per_query: dict[str, dict[str, float]], progress: Progress) -> list[SweepPoint]:
+    points = []
+    for q in grid:
+        progress(f"q = {q:g}: searching")
+        scored = score_run(run_at(q), qrels)
+        per_query[f"{q:g}"] = {qid: v[MEASURE] for qid, v in scored.per_query.items()}
+        points.append(SweepPoint(q, scored.mean[MEASURE], scored.mean["MRR@10"]))
+    return points
+
+
 def sweep(
     cluster: Cluster,
     index: str,
@@ -81,12 +93,20 @@ def sweep(
     field_name: str | None = None,
     mode: Mode = Mode.SCRIPT,
     terms: Mapping[str, Any] | None = None,
+    query_time: bool = False,
     progress: Progress = quiet,
     bar: BarFactory = no_bar,
 ) -> SweepResult:
-    """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``."""
+    """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``.
+
+    ``query_time``: every q is built into the queries (``qidf_ctl.querytime``) and the index
+    is never changed: no close per q, safe on a production index, search privileges only.
+    """
     started = time.monotonic()
     queries_, qrels = sample_queries(queries_, qrels, None)
+    if query_time:
+        return _sweep_query_time(cluster, index, queries_, qrels, grid, field_name, terms,
+                                 progress, bar, started)
     state = install.read_state(cluster, index)
     state.description.require_open("sweep it")
     resolved = state.index
@@ -95,22 +115,43 @@ def sweep(
     if terms is None:
         terms = analyze_queries(cluster, resolved, fname, queries_, bar)
     per_query: dict[str, dict[str, float]] = {}
-    points: list[SweepPoint] = []
+
+    def installed_run(q: float) -> runs.Run:
+        install.apply(cluster, resolved, QlogParams(q), mode=mode)
+        return runs.search_run(cluster, resolved, fname, terms, k=10)
+
     try:
         install.revert(cluster, resolved)
         baseline_name = install.show(cluster, resolved)["similarity"]
         progress(f"searching with {baseline_name}")
         base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
         per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
-        for q in grid:
-            progress(f"q = {q:g}: installing and searching")
-            install.apply(cluster, resolved, QlogParams(q), mode=mode)
-            scored = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
-            per_query[f"{q:g}"] = {qid: v[MEASURE] for qid, v in scored.per_query.items()}
-            points.append(SweepPoint(q, scored.mean[MEASURE], scored.mean["MRR@10"]))
+        points = _points(grid, qrels, installed_run, per_query, progress)
     finally:
         progress(f"restoring {before.describe()}")
         _restore(cluster, resolved, before)
     best = oracle(points)
     return SweepResult(resolved, fname, len(qrels), baseline_name, base.mean[MEASURE], points,
                        best.q, best.ndcg10, time.monotonic() - started, per_query)
+
+
+def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qrels: Qrels,
+                      grid: tuple[float, ...], field_name: str | None,
+                      terms: Mapping[str, Any] | None, progress: Progress, bar: BarFactory,
+                      started: float) -> SweepResult:
+    from qidf_ctl.querytime import QueryTime  # it builds on this package
+
+    qt = QueryTime.connect(cluster, index, 1.0, field_name)
+    resolved, fname = qt.target.index, qt.target.field
+    if terms is None:
+        terms = analyze_queries(cluster, resolved, fname, queries_, bar, qt.tokens)
+    per_query: dict[str, dict[str, float]] = {}
+    progress(f"searching with {qt.target.similarity}")
+    base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
+    per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
+    points = _points(grid, qrels, lambda q: runs.search_run(
+        cluster, resolved, fname, terms, k=10, queries=qt.queries(terms, q)), per_query,
+        progress)
+    best = oracle(points)
+    return SweepResult(resolved, fname, len(qrels), qt.target.similarity, base.mean[MEASURE],
+                       points, best.q, best.ndcg10, time.monotonic() - started, per_query)

@@ -139,6 +139,20 @@ class QueryTime:
         return QlogQuery(self.target.index, self.target.field, q_, self.form.value,
                          stats.scope, self.search_type, query, dict(counts), stats, boosts)
 
+    def queries(self, terms: Mapping[str, Counter[str]], q: float | None = None
+                ) -> dict[str, dict[str, Any]]:
+        """Query bodies of many analysed queries at one q, by query id. The statistics of
+        every distinct token are read first in as few requests as possible (they do not
+        depend on q, so a sweep reads them once)."""
+        self.statistics(list(dict.fromkeys(t for counts in terms.values() for t in counts)))
+        return {qid: self.from_tokens(counts, q=q).query for qid, counts in terms.items()}
+
+    def describe(self, q: float | None = None) -> str:
+        where = ("index-wide statistics" if self.scope == INDEX
+                 else f"statistics of shard {self.shard}")
+        return (f"q-log BM25 q={self.q if q is None else q:g} form={self.form.value} at query "
+                f"time ({where}) over {self.target.similarity}")
+
     def search(self, built: QlogQuery, size: int = 10,
                source: bool | Sequence[str] = False) -> list[dict[str, Any]]:
         """Send ``built`` and return the hits as the engine gives them."""

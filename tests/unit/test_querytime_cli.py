@@ -90,3 +90,16 @@ def test_auto_q_without_monitor_privileges_is_one_auth_line(monkeypatch, capsys)
     code, out, err = run(["search", "code", "func", "--q", "auto"], capsys, monkeypatch)
     assert code == 4 and out == ""
     assert err.count("\n") == 1 and "pass --q with a number" in err
+
+
+@pytest.mark.parametrize("argv", [["--query-time"], ["--q", "0.3"],
+                                  ["--query-time", "--q", "7"]])
+def test_eval_query_time_needs_a_valid_q(argv, fake, capsys, monkeypatch, tmp_path):
+    queries = tmp_path / "q.tsv"
+    queries.write_text("a\tfunc main\n")
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("a 0 d1 1\n")
+    code, out, err = run(["eval", "code", "--queries", str(queries), "--qrels", str(qrels),
+                          *argv], capsys, monkeypatch)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert fake.calls == []
