@@ -164,10 +164,13 @@ class QueryTime:
 
 def _termvector_tokens(cluster: Cluster, index: str, field_name: str, text: str) -> Counter[str]:
     """Token counts of ``text`` under the field's index analyzer, through ``_termvectors``
-    on an artificial document (a read action, where ``_analyze`` is refused)."""
+    on an artificial document (a read action, where ``_analyze`` is refused), in first-seen
+    order like ``_analyze``'s, so that both give the same query body."""
     body = {"doc": {field_name: text}, "fields": [field_name], "term_statistics": False,
-            "field_statistics": False, "positions": False, "offsets": False,
+            "field_statistics": False, "positions": True, "offsets": False,
             "payloads": False}
     resp = cluster.request("POST", index_path(index, "_termvectors"), body)
     terms = ((resp.get("term_vectors") or {}).get(field_name) or {}).get("terms") or {}
-    return Counter({t: int(v["term_freq"]) for t, v in terms.items()})
+    first = {t: min((tok.get("position", 0) for tok in v.get("tokens") or []), default=0)
+             for t, v in terms.items()}
+    return Counter({t: int(terms[t]["term_freq"]) for t in sorted(terms, key=first.__getitem__)})
