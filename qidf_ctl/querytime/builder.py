@@ -101,7 +101,15 @@ class QueryTime:
     def _fetch(self, terms: Sequence[str]) -> TermStats:
         t = self.target
         if self.scope == SHARD:
-            return statistics.shard_statistics(self.cluster, t.index, t.field, terms, self.shard)
+            try:
+                return statistics.shard_statistics(self.cluster, t.index, t.field, terms,
+                                                   self.shard)
+            except ClusterError as exc:
+                if not _refused(exc):
+                    raise
+                # No _termvectors here (a proxy or a service that does not offer it): the
+                # index-wide statistics are the same on one shard once deletes are merged.
+                self.scope = INDEX
         return statistics.index_statistics(self.cluster, t.index, t.field, terms)
 
     def statistics(self, terms: Sequence[str]) -> TermStats:
@@ -160,6 +168,13 @@ class QueryTime:
         resp = self.cluster.request("POST", index_path(built.index, "_search"), body,
                                     built.params() or None)
         return list(resp["hits"]["hits"])
+
+
+def _refused(exc: ClusterError) -> bool:
+    """The cluster does not offer or allow this API (rather than failing at it)."""
+    text = str(exc).lower()
+    return exc.status in (403, 405) or "no handler found" in text or (
+        exc.status in (400, 404) and "unrecognized" in text)
 
 
 def _termvector_tokens(cluster: Cluster, index: str, field_name: str, text: str) -> Counter[str]:

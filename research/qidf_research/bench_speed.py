@@ -52,11 +52,12 @@ from qidf_ctl.engine import plugin, process
 from qidf_ctl.similarity import Mode, QlogParams
 from qidf_research.build_corpus import default_src_zip
 from qidf_research.paths import REPO
-from qidf_research.speed.checks import check_scores
+from qidf_research.speed.checks import check_query_time, check_scores
 from qidf_research.speed.client import Block, Client, profile, run_block, timed_round
 from qidf_research.speed.corpus import Split, documents, load_all_pairs, split_pairs
 from qidf_research.speed.indices import build_base_index, clone, index_facts, predicted_q
 from qidf_research.speed.queries import code_queries, nl_queries
+from qidf_research.speed.querytime import QueryTimeSystems
 from qidf_research.speed.report import (
     by_clauses,
     explain,
@@ -69,9 +70,11 @@ from qidf_research.speed.report import (
 from qidf_research.speed.settings import (
     BM25,
     DEFAULT_ZIP,
+    INSTALLED,
     PAINLESS,
     PLUGIN,
     PLUGIN_Q1,
+    QUERY_TIME,
     SYSTEMS,
     log,
 )
@@ -155,7 +158,8 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
     plugins = sorted(p["name"] for n in cluster.request("GET", "/_nodes/plugins")["nodes"]
                      .values() for p in n.get("plugins", []))
     base = args.index
-    names = {s: base if s == BM25 else f"{base}-{s}" for s in SYSTEMS}
+    # Query time searches the BM25 index itself: that is the point of it.
+    names = {s: base if s in (BM25, *QUERY_TIME) else f"{base}-{s}" for s in SYSTEMS}
 
     t0 = time.monotonic()
     built = build_base_index(cluster, base, docs, args.reuse_index)
@@ -176,7 +180,7 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
         clone(cluster, base, names[system])
         res = install.apply(cluster, names[system], system_params, mode=mode)
         log(f"  {res.message}")
-    facts = {s: index_facts(cluster, cfg, n) for s, n in names.items()}
+    facts = {s: index_facts(cluster, cfg, names[s]) for s in INSTALLED}
     inodes = {tuple(f["segment_file_inodes"]) for f in facts.values()}
     if any(f["segments"] != 1 for f in facts.values()) or len(inodes) != 1 or not next(
             iter(inodes)):
@@ -196,12 +200,17 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
         warm[sets[-1].name] = nl_queries(cluster, base, split.warmup, args.size, True)
 
     client = Client(args.port)
+    log("query time: building every query once (this fills the warm df cache)")
+    qts = QueryTimeSystems(client, base, cluster.engine.version, q, args.size)
+    qts.attach([*sets, *warm.values()])
     blocks: list[Block] = []
     timed_seconds = 0.0
     total_rounds = args.forks * args.rounds
     try:
-        checks = check_scores(client, names, sets, q)
+        checks = check_scores(client, {s: names[s] for s in INSTALLED}, sets, q)
         log(f"score check: {checks}")
+        checks["query_time"] = check_query_time(client, names, sets)
+        log(f"query-time check: {checks['query_time']}")
         for fork in range(args.forks):
             if fork:
                 # A fresh JVM: the JIT compiles (and inlines) differently per launch, a
@@ -212,11 +221,13 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
                 process.start(cfg)
                 cluster.request("GET", "/_cluster/health?wait_for_status=green&timeout=120s")
                 client = Client(args.port)
+                qts.use(client)
             log(f"warm-up: {args.warmup} + 100 queries per index and set")
             for qs in sets:
                 for system in SYSTEMS:
-                    run_block(client, names[system], warm[qs.name].bodies)
-                    run_block(client, names[system], qs.bodies[: min(100, len(qs.bodies))])
+                    run_block(client, names[system], *warm[qs.name].for_system(system))
+                    bodies, build = qs.for_system(system)
+                    run_block(client, names[system], bodies[: min(100, len(bodies))], build)
             t_timed = time.monotonic()
             for i in range(args.rounds):
                 r = fork * args.rounds + i
@@ -231,7 +242,7 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
 
         log("profiling a sample")
         profiles = {qs.name: {s: profile(client, names[s], qs.bodies[:args.profile_queries])
-                              for s in SYSTEMS} for qs in sets}
+                              for s in INSTALLED} for qs in sets}
     finally:
         client.close()
 
@@ -258,6 +269,9 @@ def run(args: argparse.Namespace, cfg: local_engine.EngineConfig, split: Split,
                    "segments": 1, "index_built_this_run": built},
         "indices": facts,
         "q": q, "q_info": q_info, "params": params.as_dict(),
+        "query_time": {"q": q, "warm_cache_terms": len(qts.warm.cache),
+                       "warm_cache_counts": vars(qts.warm.cache.counts),
+                       "systems": {s: names[s] for s in QUERY_TIME}},
         "method": {"forks": args.forks, "rounds_per_fork": args.rounds,
                    "warmup_queries": args.warmup, "size": args.size,
                    "seed": args.seed, "client": "one thread, http.client keep-alive, "

@@ -388,3 +388,16 @@ def test_builder_falls_back_to_term_vectors_when_analyze_is_forbidden():
 def test_builder_refuses_bad_options(kwargs, message):
     with pytest.raises(UsageError, match=message):
         QueryTime(_cluster(Fake({})), Target("code", "text", 3, "", True), 0.3, **kwargs)
+
+
+def test_builder_falls_back_to_index_statistics_without_term_vectors():
+    def no_tv(body, params):
+        raise ClusterError("no handler found for uri [/code/_termvectors] and method [POST]",
+                           status=400)
+    fake = Fake({("POST", "/code/_analyze"): _analyze_answer,
+                 ("POST", "/code/_termvectors"): no_tv,
+                 ("POST", "/code/_search"): _filters_answer})
+    qt = QueryTime(_cluster(fake), Target("code", "text", 1, "", False), 0.3)
+    built = qt.build("a bb")
+    assert built.scope == "index" and built.search_type is None  # one shard: no dfs needed
+    assert built.statistics.df == {"a": 1, "bb": 2}

@@ -44,3 +44,30 @@ def check_scores(client: Client, names: dict[str, str], sets: Sequence[QuerySet]
     if q1_equal != checked:
         raise RuntimeError(f"plugin at q=1 differs from BM25 on {checked - q1_equal} queries")
     return result
+
+
+def check_query_time(client: Client, names: dict[str, str], sets: Sequence[QuerySet],
+                     n: int = 50) -> dict[str, Any]:
+    """Query time must return the installed plugin's hits (same q, same segments): else its
+    latency would be that of a different ranking."""
+    from qidf_research.speed.settings import QT_COLD, QT_SEARCH, QT_WARM
+
+    checked, identical, max_rel = 0, 0, 0.0
+    for qs in sets:
+        for i, body in enumerate(qs.bodies[:n]):
+            _, parsed = client.search(names[PLUGIN], body)
+            theirs = [(h["_id"], float(h["_score"])) for h in parsed["hits"]["hits"]]
+            for system in (QT_SEARCH, QT_WARM, QT_COLD):
+                items, build = qs.for_system(system)
+                sent = items[i] if build is None else build(items[i])
+                _, mine = client.search(names[system], sent)
+                ours = [(h["_id"], float(h["_score"])) for h in mine["hits"]["hits"]]
+                checked += 1
+                identical += [d for d, _ in ours] == [d for d, _ in theirs]
+                for (_, a), (_, b) in zip(theirs, ours, strict=False):
+                    max_rel = max(max_rel, abs(a - b) / max(abs(a), 1e-9))
+    result = {"searches": checked, "identical_top10_ids_with_plugin": identical,
+              "max_rel_score_diff_with_plugin": max_rel}
+    if identical != checked or max_rel > 1e-4:
+        raise RuntimeError(f"query time does not rank like the installed plugin: {result}")
+    return result

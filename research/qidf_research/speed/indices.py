@@ -9,7 +9,7 @@ from typing import Any
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.engine import config as local_engine
 from qidf_ctl.evaluation import indexing
-from qidf_research.speed.settings import BM25, FALLBACK_Q, FIELD, SYSTEMS, log
+from qidf_research.speed.settings import BM25, FALLBACK_Q, FIELD, INSTALLED, log
 
 
 def corpus_fingerprint(docs: dict[str, str]) -> str:
@@ -34,7 +34,7 @@ def build_base_index(cluster: Cluster, name: str, docs: dict[str, str], reuse: b
         meta = cluster.request("GET", f"/{name}/_mapping")[name]["mappings"].get("_meta") or {}
         if meta.get("bench_speed") == fp and len(segments(cluster, name)) == 1:
             return False
-    for stale in [name] + [f"{name}-{s}" for s in SYSTEMS if s != BM25]:
+    for stale in [name] + [f"{name}-{s}" for s in INSTALLED if s != BM25]:
         cluster.request("DELETE", f"/{stale}", None, {"ignore_unavailable": "true"})
     indexing.create_index(cluster, name, analyzer="standard", shards=1, replicas=0)
     done = 0

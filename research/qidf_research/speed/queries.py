@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,16 +14,26 @@ from qidf_research.corpora import (
 )
 from qidf_research.speed.settings import FIELD
 
+Build = Callable[[bytes], bytes]  # a query's text -> the body to send, inside the timer
+
 
 @dataclass
 class QuerySet:
-    """Bodies are serialised once: the timed loop only sends bytes."""
+    """Bodies are serialised once: the timed loop only sends bytes. ``texts`` are the query
+    texts (what query time starts from); ``extra`` goes into every body built from a text;
+    ``work`` overrides, per system, what is sent (bodies, or texts and how to build them)."""
 
     name: str
     description: str
     bodies: list[bytes]
     clauses: list[int]
     ids: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    work: dict[str, tuple[list[bytes], Build | None]] = field(default_factory=dict)
+
+    def for_system(self, system: str) -> tuple[list[bytes], Build | None]:
+        return self.work.get(system, (self.bodies, None))
 
 
 def search_body(query: dict[str, Any], size: int, exhaustive: bool = False) -> dict[str, Any]:
@@ -44,19 +54,21 @@ def nl_queries(cluster: Cluster, index: str, pairs: Sequence[Pair], size: int,
     bodies = [json.dumps(search_body({"match": {FIELD: p.doc}}, size, exhaustive)).encode()
               for p in pairs]
     clauses = [max(1, len(analyze(cluster, index, FIELD, p.doc))) for p in pairs]
+    texts = [p.doc for p in pairs]
     if exhaustive:
         return QuerySet("doc_comment_exhaustive", "the doc-comment queries with "
                         "track_total_hits=true: every matching document is scored",
-                        bodies, clauses, [p.id for p in pairs])
+                        bodies, clauses, [p.id for p in pairs], texts,
+                        {"track_total_hits": True})
     return QuerySet("doc_comment", "a held-out pair's doc comment as a match query "
                     "(what a coding agent types); default track_total_hits (10,000)",
-                    bodies, clauses, [p.id for p in pairs])
+                    bodies, clauses, [p.id for p in pairs], texts)
 
 
 def code_queries(cluster: Cluster, index: str, pairs: Sequence[Pair], size: int) -> QuerySet:
     """Whole functions are too long for a match query (too_many_clauses): merged term
     clauses score the same with one clause per distinct token."""
-    bodies, clauses, ids = [], [], []
+    bodies, clauses, ids, texts = [], [], [], []
     for p in pairs:
         counts = analyze(cluster, index, FIELD, p.code)
         if not counts:
@@ -65,5 +77,7 @@ def code_queries(cluster: Cluster, index: str, pairs: Sequence[Pair], size: int)
         bodies.append(json.dumps(search_body(q, size)).encode())
         clauses.append(len(q["bool"]["should"]))
         ids.append(p.id)
+        texts.append(p.code)
     return QuerySet("code", "a held-out function's code: _analyze, then one term clause per "
-                    "distinct token, boost = repeats (at most 1024)", bodies, clauses, ids)
+                    "distinct token, boost = repeats (at most 1024)", bodies, clauses, ids,
+                    texts)

@@ -18,7 +18,17 @@ import numpy as np
 from qidf_research.paths import REPO
 from qidf_research.speed.client import Block
 from qidf_research.speed.queries import QuerySet
-from qidf_research.speed.settings import BM25, LABELS, PAINLESS, PLUGIN, PLUGIN_Q1, SYSTEMS
+from qidf_research.speed.settings import (
+    BM25,
+    LABELS,
+    PAINLESS,
+    PLUGIN,
+    PLUGIN_Q1,
+    QT_COLD,
+    QT_SEARCH,
+    QT_WARM,
+    SYSTEMS,
+)
 
 
 def summarise(blocks: list[Block], query_sets: Sequence[QuerySet]) -> dict[str, Any]:
@@ -73,6 +83,11 @@ DECOMPOSITION = {
     "code_path: plugin_q1 / bm25": (PLUGIN_Q1, BM25),
     "q: plugin / plugin_q1": (PLUGIN, PLUGIN_Q1),
     "script: painless / plugin": (PAINLESS, PLUGIN),
+    # Query time at the plugin's q returns the plugin's hits and scores: the boosted body
+    # against the installed similarity, then the client's work, then the statistics.
+    "query_shape: qt_search / plugin": (QT_SEARCH, PLUGIN),
+    "text_to_query, cache warm: qt_warm / qt_search": (QT_WARM, QT_SEARCH),
+    "statistics, no cache: qt_cold / qt_warm": (QT_COLD, QT_WARM),
 }
 
 
