@@ -23,7 +23,7 @@ from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.files import Qrels, sample_queries
 from qidf_ctl.evaluation.grids import parse_values
 from qidf_ctl.evaluation.score import WithPerQuery, score_run
-from qidf_ctl.formula import Q_MAX, Q_MIN
+from qidf_ctl.formula import Q_MAX, Q_MIN, IdfForm
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import Installed, Mode, QlogParams
 
@@ -147,11 +147,17 @@ def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qr
         terms = analyze_queries(cluster, resolved, fname, queries_, bar, qt.tokens)
     per_query: dict[str, dict[str, float]] = {}
     progress(f"searching with {qt.target.similarity}")
-    base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
+    plain = runs.search_run(cluster, resolved, fname, terms, k=10)
+    base = score_run(plain, qrels)
     per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
-    points = _points(grid, qrels, lambda q: runs.search_run(
-        cluster, resolved, fname, terms, k=10, queries=qt.queries(terms, q)), per_query,
-        progress)
+
+    def run_at(q: float) -> runs.Run:
+        if q == 1.0 and qt.form is IdfForm.LUCENE:
+            return plain  # at q = 1 the query is the plain BM25 query, bit for bit
+        return runs.search_run(cluster, resolved, fname, terms, k=10,
+                               queries=qt.queries(terms, q))
+
+    points = _points(grid, qrels, run_at, per_query, progress)
     best = oracle(points)
     return SweepResult(resolved, fname, len(qrels), qt.target.similarity, base.mean[MEASURE],
                        points, best.q, best.ndcg10, time.monotonic() - started, per_query)

@@ -31,8 +31,19 @@ def idf_ratio(q: float, doc_count: int, doc_freq: int,
     return idf(q, doc_count, doc_freq, form) / idf(1.0, doc_count, doc_freq, IdfForm.LUCENE)
 
 
+def ratios(stats: TermStats, q: float, form: IdfForm | str = IdfForm.LUCENE
+           ) -> dict[str, float]:
+    """The IDF ratio of every term ``stats`` holds: computed once per q when many queries
+    share terms (a sweep)."""
+    form = IdfForm(form)
+    return {t: idf_ratio(q, stats.doc_count, n, form) for t, n in stats.df.items()}
+
+
 def boosts(counts: Mapping[str, int], stats: TermStats, q: float,
-           form: IdfForm | str = IdfForm.LUCENE) -> dict[str, float]:
-    """``count(t) * idf_q(t) / idf_bm25(t)`` for every distinct token of the query."""
-    return {t: float(c) * idf_ratio(q, stats.doc_count, stats.of(t), form)
-            for t, c in counts.items()}
+           form: IdfForm | str = IdfForm.LUCENE,
+           ratio: Mapping[str, float] | None = None) -> dict[str, float]:
+    """``count(t) * idf_q(t) / idf_bm25(t)`` for every distinct token of the query (``ratio``:
+    the ratios already computed for these statistics and q)."""
+    if ratio is None:
+        ratio = ratios(TermStats(stats.doc_count, {t: stats.of(t) for t in counts}), q, form)
+    return {t: float(c) * ratio.get(t, 1.0) for t, c in counts.items()}

@@ -21,6 +21,7 @@ from qidf_ctl.evaluation.queries import MAX_CLAUSES, analyze
 from qidf_ctl.formula import IdfForm, validate_q
 from qidf_ctl.querytime import statistics
 from qidf_ctl.querytime.boosts import boosts as term_boosts
+from qidf_ctl.querytime.boosts import ratios
 from qidf_ctl.querytime.cache import DfCache
 from qidf_ctl.querytime.query import boosted_query
 from qidf_ctl.querytime.statistics import INDEX, SHARD, TermStats
@@ -141,10 +142,16 @@ class QueryTime:
         """The q-log query for tokens already analysed (evaluation analyses once)."""
         q_ = self.q if q is None else validate_q(q)
         stats = self.statistics(list(counts))
-        boosts = term_boosts(counts, stats, q_, self.form)
+        return self._query(counts, stats, q_, None, minimum_should_match, filters)
+
+    def _query(self, counts: Counter[str], stats: TermStats, q: float,
+               ratio: Mapping[str, float] | None,
+               minimum_should_match: int | str | None = None,
+               filters: Sequence[Mapping[str, Any]] = ()) -> QlogQuery:
+        boosts = term_boosts(counts, stats, q, self.form, ratio)
         query = boosted_query(self.target.field, counts, boosts, max_clauses=self.max_clauses,
                               minimum_should_match=minimum_should_match, filters=filters)
-        return QlogQuery(self.target.index, self.target.field, q_, self.form.value,
+        return QlogQuery(self.target.index, self.target.field, q, self.form.value,
                          stats.scope, self.search_type, query, dict(counts), stats, boosts)
 
     def queries(self, terms: Mapping[str, Counter[str]], q: float | None = None
@@ -152,8 +159,11 @@ class QueryTime:
         """Query bodies of many analysed queries at one q, by query id. The statistics of
         every distinct token are read first in as few requests as possible (they do not
         depend on q, so a sweep reads them once)."""
-        self.statistics(list(dict.fromkeys(t for counts in terms.values() for t in counts)))
-        return {qid: self.from_tokens(counts, q=q).query for qid, counts in terms.items()}
+        q_ = self.q if q is None else validate_q(q)
+        stats = self.statistics(list(dict.fromkeys(t for c in terms.values() for t in c)))
+        ratio = ratios(stats, q_, self.form)
+        return {qid: self._query(counts, stats, q_, ratio).query
+                for qid, counts in terms.items()}
 
     def describe(self, q: float | None = None) -> str:
         where = ("index-wide statistics" if self.scope == INDEX

@@ -68,7 +68,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--qs", default="0.05,0.3,0.6,1")
     ap.add_argument("--shards", type=int, default=3)
     ap.add_argument("--sweep-queries", type=int, default=2000, help="0: no sweep timing")
-    ap.add_argument("--sweep-repeats", type=int, default=2)
+    ap.add_argument("--sweep-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep-indices", action="store_true")
     ap.add_argument("--out", type=Path, default=BENCHMARKS / "querytime" / "results.json")

@@ -1,22 +1,61 @@
-"""``qidf sweep`` in its two modes on the same index and queries: wall time and the curve.
+"""``qidf sweep`` in its two modes on the same index and queries: wall time, where it goes,
+and the curve.
 
 The settings mode installs each q (validate on a scratch index, close, update, open) and
 restores the index at the end; the query-time mode reads the statistics once and sends
-boosted queries. Both analyse the queries themselves, as the CLI does. They alternate,
-settings first, so that a burst of load from other processes does not fall on one mode.
+boosted queries. Both analyse the queries themselves, as the CLI does. They alternate, and
+which goes first alternates too, so that bursts of load from other processes on this shared
+machine do not fall on one mode; the medians over repeats are reported.
+
+The library's own functions are wrapped with timers (nothing else changes), so each sweep's
+time splits into analysing the queries, searching, and what each mode adds: installing and
+restoring the similarity, or reading statistics and building the boosted queries. Searching
+is the same work in both modes; the difference is in the last part.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
+from unittest import mock
 
-from qidf_ctl.evaluation import RetrievalTask
+from qidf_ctl import install
+from qidf_ctl.evaluation import RetrievalTask, runs
 from qidf_ctl.evaluation import sweep as sweep_lib
+from qidf_ctl.querytime import QueryTime
 from qidf_ctl.similarity import Mode
 
 Log = Callable[[str], None]
+PHASES = {  # phase -> (object, attribute) whose calls it times
+    "analyse": (sweep_lib, "analyze_queries"),
+    "search": (runs, "search_run"),
+    "install": (install, "apply"),
+    "restore": (install, "revert"),
+    "build": (QueryTime, "queries"),
+}
+
+
+@contextmanager
+def phase_timers() -> Iterator[dict[str, float]]:
+    spent: dict[str, float] = defaultdict(float)
+
+    def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t0
+        return wrapper
+
+    with ExitStack() as stack:
+        for name, (owner, attr) in PHASES.items():
+            stack.enter_context(mock.patch.object(owner, attr, timed(name, getattr(owner, attr))))
+        yield spent
 
 
 def time_sweeps(cluster: Any, index: str, task: RetrievalTask, grid: tuple[float, ...],
@@ -26,17 +65,28 @@ def time_sweeps(cluster: Any, index: str, task: RetrievalTask, grid: tuple[float
     curves: dict[str, list[float]] = {}
     for r in range(repeats):
         row: dict[str, Any] = {}
-        for name, query_time in (("settings", False), ("query_time", True)):
-            t0 = time.monotonic()
-            result = sweep_lib.sweep(cluster, index, task.queries, task.qrels, grid=grid,
-                                     mode=mode, query_time=query_time)
-            row[f"{name}_seconds"] = time.monotonic() - t0
+        order = (("settings", False), ("query_time", True))
+        for name, query_time in (order if r % 2 == 0 else order[::-1]):
+            with phase_timers() as spent:
+                t0 = time.perf_counter()
+                result = sweep_lib.sweep(cluster, index, task.queries, task.qrels, grid=grid,
+                                         mode=mode, query_time=query_time)
+                total = time.perf_counter() - t0
+            row[f"{name}_seconds"] = total
+            row[f"{name}_phases"] = {**spent, "other": total - sum(spent.values())}
             curves[name] = [p.ndcg10 for p in result.points]
             row[f"{name}_baseline_ndcg10"] = result.baseline_ndcg10
-            log(f"sweep {r + 1}/{repeats} {name}: {row[f'{name}_seconds']:.1f}s, "
-                f"NDCG@10 {' '.join(f'{v:.4f}' for v in curves[name])}")
+            log(f"sweep {r + 1}/{repeats} {name}: {total:.1f}s "
+                f"({', '.join(f'{k} {v:.1f}s' for k, v in row[f'{name}_phases'].items())})")
         row["speedup"] = row["settings_seconds"] / row["query_time_seconds"]
         out["repeats"].append(row)
+    for name in ("settings", "query_time"):
+        rows = out["repeats"]
+        out[f"{name}_seconds_median"] = statistics.median(x[f"{name}_seconds"] for x in rows)
+        out[f"{name}_phases_median"] = {
+            phase: statistics.median(x[f"{name}_phases"].get(phase, 0.0) for x in rows)
+            for phase in (*PHASES, "other")}
+    out["speedup_median"] = out["settings_seconds_median"] / out["query_time_seconds_median"]
     out["curves"] = curves
     out["curves_identical"] = curves["settings"] == curves["query_time"]
     out["max_curve_difference"] = max(abs(a - b) for a, b in zip(
