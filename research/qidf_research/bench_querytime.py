@@ -20,7 +20,8 @@ local OpenSearch does). Indices are named ``qidf-qt-bench-*`` and deleted at the
 
     .venv/bin/python -m qidf_research.bench_querytime --url http://127.0.0.1:9221
 
-Writes ``benchmarks/querytime/results.json`` and ``results.md``.
+Writes ``benchmarks/querytime/results.json`` and ``results.md``. On a node without the
+plugin (OpenSearch 3.x here): ``--modes script --sweep-queries 0 --out ...``.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--queries", type=int, default=1000, help="code queries per corpus")
     ap.add_argument("--qs", default="0.05,0.3,0.6,1")
     ap.add_argument("--shards", type=int, default=3)
+    ap.add_argument("--modes", default="script,plugin",
+                    help="installed similarities to compare with (script: Painless)")
     ap.add_argument("--sweep-queries", type=int, default=2000, help="0: no sweep timing")
     ap.add_argument("--sweep-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -89,8 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_before = os.getloadavg()
     qs = tuple(float(x) for x in args.qs.split(","))
     cluster = Cluster.connect(ConnectionSettings(url=args.url, timeout=600))
-    if not install.presence(cluster).everywhere:
-        raise SystemExit("the node lacks the qidf plugin: qidf plugin install --port PORT")
+    modes = tuple(Mode(m) for m in args.modes.split(","))
+    if Mode.PLUGIN in modes and not install.presence(cluster).everywhere:
+        raise SystemExit("the node lacks the qidf plugin: qidf plugin install --port PORT "
+                         "(or --modes script)")
+    multi_mode = Mode.PLUGIN if Mode.PLUGIN in modes else Mode.SCRIPT
     results: dict[str, Any] = {
         "command": "python -m qidf_research.bench_querytime " + " ".join(sys.argv[1:]),
         "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -108,10 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             corpus.results["index_seconds"] = build_index(cluster, single, corpus.task.corpus, 1)
             analyse(cluster, single, corpus, log)
             corpus.results["one_shard"] = one_shard(cluster, single, corpus, qs,
-                                                    (Mode.SCRIPT, Mode.PLUGIN), log)
+                                                    modes, log)
             build_index(cluster, multi, corpus.task.corpus, args.shards)
             corpus.results["several_shards"] = several_shards(cluster, multi, corpus, qs,
-                                                              Mode.PLUGIN, log)
+                                                              multi_mode, log)
             results["corpora"][corpus.name] = corpus.results
             if i == 0 and args.sweep_queries:
                 results["sweep"] = sweep_timing(cluster, single, name, args, log)
@@ -124,8 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
-    args.out.with_name("results.md").write_text(markdown(results))
-    log(f"wrote {args.out} and results.md")
+    args.out.with_suffix(".md").write_text(markdown(results))
+    log(f"wrote {args.out} and {args.out.with_suffix('.md').name}")
     return 0
 
 
@@ -133,8 +139,8 @@ def sweep_timing(cluster: Cluster, index: str, name: str, args: argparse.Namespa
                  log: Any) -> dict[str, Any]:
     corpus = load_corpus(name, args.corpus_dir, args.sweep_queries, args.seed + 1)
     log(f"sweep timing: {len(corpus.task.queries)} queries x {len(SWEEP_GRID)} q")
-    out = time_sweeps(cluster, index, corpus.task, SWEEP_GRID, args.sweep_repeats,
-                      Mode.SCRIPT, log)
+    modes = tuple(Mode(m) for m in args.modes.split(","))
+    out = time_sweeps(cluster, index, corpus.task, SWEEP_GRID, args.sweep_repeats, modes, log)
     out["corpus"] = corpus.name
     return out
 

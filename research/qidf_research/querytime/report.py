@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+LABELS = {"settings_script": "settings, Painless", "settings_plugin": "settings, plugin",
+          "query_time": "query time"}
 INSTALLED_QTF, INSTALLED_DFS = "installed, default search", "installed, dfs"
 MULTI_ROWS = {  # result key -> (compared run, reference run)
     "query_time_index_stats_dfs_vs_installed_dfs":
@@ -53,28 +55,30 @@ def sweep_table(results: dict[str, Any]) -> str:
     sw = results.get("sweep")
     if not sw:
         return ""
+    names = sw["variants"]
     lines = [f"{sw['queries']} queries x {len(sw['grid'])} q ({', '.join(map(str, sw['grid']))})"
-             f" on {sw['corpus']}, one shard; the settings mode installs with "
-             f"{sw['settings_mode']}. Seconds, and where they went (the library's functions "
-             "timed in place).", "",
+             f" on {sw['corpus']}, one shard. Seconds, and where they went (the library's "
+             "functions timed in place).", "",
              "| repeat | mode | total s | analyse | search | install (+ restore) "
              "| statistics + build | other |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    medians = {f"{n}_{k}": sw[f"{n}_{k}_median"] for n in names for k in ("seconds", "phases")}
     rows = [(str(i), r) for i, r in enumerate(sw["repeats"], start=1)]
-    medians = {f"{m}_seconds": sw[f"{m}_seconds_median"] for m in ("settings", "query_time")}
-    medians.update({f"{m}_phases": sw[f"{m}_phases_median"] for m in ("settings", "query_time")})
     for label, r in [*rows, ("median", medians)]:
-        for mode in ("settings", "query_time"):
-            ph = r[f"{mode}_phases"]
+        for name in names:
+            ph = r[f"{name}_phases"]
             lines.append(
-                f"| {label} | {mode.replace('_', '-')} | {r[f'{mode}_seconds']:.1f} | "
+                f"| {label} | {LABELS.get(name, name)} | {r[f'{name}_seconds']:.1f} | "
                 f"{ph.get('analyse', 0):.1f} | {ph.get('search', 0):.1f} | "
                 f"{ph.get('install', 0) + ph.get('restore', 0):.1f} | "
                 f"{ph.get('build', 0):.1f} | {ph.get('other', 0):.1f} |")
-    lines += ["", f"Median speed-up of the query-time mode: {sw['speedup_median']:.2f}x. "
-                  f"Curves identical: {sw['curves_identical']} (largest NDCG@10 difference "
+    speedups = ", ".join(f"{sw[f'{n}_speedup_of_query_time']:.2f}x against {LABELS.get(n, n)}"
+                         for n in names if n != "query_time")
+    lines += ["", f"Median speed-up of the query-time mode: {speedups}. Curves identical: "
+                  f"{sw['curves_identical']} (largest NDCG@10 difference "
                   f"{sw['max_curve_difference']:.2e})."]
     return "\n".join(lines)
+
 
 
 def markdown(results: dict[str, Any]) -> str:

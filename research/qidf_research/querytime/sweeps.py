@@ -59,14 +59,19 @@ def phase_timers() -> Iterator[dict[str, float]]:
 
 
 def time_sweeps(cluster: Any, index: str, task: RetrievalTask, grid: tuple[float, ...],
-                repeats: int, mode: Mode, log: Log) -> dict[str, Any]:
+                repeats: int, modes: tuple[Mode, ...], log: Log) -> dict[str, Any]:
+    """Each repeat runs the settings mode once per installed similarity in ``modes`` and the
+    query-time mode once, in a rotating order."""
+    variants = [(f"settings_{m.value}", m, False) for m in modes]
+    variants.append(("query_time", Mode.SCRIPT, True))
+    names = [v[0] for v in variants]
     out: dict[str, Any] = {"queries": len(task.queries), "grid": list(grid),
-                           "settings_mode": mode.value, "repeats": []}
+                           "variants": names, "repeats": []}
     curves: dict[str, list[float]] = {}
     for r in range(repeats):
         row: dict[str, Any] = {}
-        order = (("settings", False), ("query_time", True))
-        for name, query_time in (order if r % 2 == 0 else order[::-1]):
+        shift = r % len(variants)
+        for name, mode, query_time in variants[shift:] + variants[:shift]:
             with phase_timers() as spent:
                 t0 = time.perf_counter()
                 result = sweep_lib.sweep(cluster, index, task.queries, task.qrels, grid=grid,
@@ -75,20 +80,20 @@ def time_sweeps(cluster: Any, index: str, task: RetrievalTask, grid: tuple[float
             row[f"{name}_seconds"] = total
             row[f"{name}_phases"] = {**spent, "other": total - sum(spent.values())}
             curves[name] = [p.ndcg10 for p in result.points]
-            row[f"{name}_baseline_ndcg10"] = result.baseline_ndcg10
             log(f"sweep {r + 1}/{repeats} {name}: {total:.1f}s "
                 f"({', '.join(f'{k} {v:.1f}s' for k, v in row[f'{name}_phases'].items())})")
-        row["speedup"] = row["settings_seconds"] / row["query_time_seconds"]
         out["repeats"].append(row)
-    for name in ("settings", "query_time"):
+    for name in names:
         rows = out["repeats"]
         out[f"{name}_seconds_median"] = statistics.median(x[f"{name}_seconds"] for x in rows)
         out[f"{name}_phases_median"] = {
             phase: statistics.median(x[f"{name}_phases"].get(phase, 0.0) for x in rows)
             for phase in (*PHASES, "other")}
-    out["speedup_median"] = out["settings_seconds_median"] / out["query_time_seconds_median"]
+        out[f"{name}_speedup_of_query_time"] = (out[f"{name}_seconds_median"]
+                                                / out["query_time_seconds_median"]
+                                                if name != "query_time" else 1.0)
     out["curves"] = curves
-    out["curves_identical"] = curves["settings"] == curves["query_time"]
-    out["max_curve_difference"] = max(abs(a - b) for a, b in zip(
-        curves["settings"], curves["query_time"], strict=True))
+    out["curves_identical"] = all(c == curves["query_time"] for c in curves.values())
+    out["max_curve_difference"] = max(abs(a - b) for c in curves.values()
+                                       for a, b in zip(c, curves["query_time"], strict=True))
     return out
