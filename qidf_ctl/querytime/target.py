@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qidf_ctl.cluster import Cluster, describe_index, index_path
-from qidf_ctl.cluster.index import TEXT_TYPES
-from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
+from qidf_ctl.cluster.index import TEXT_TYPES, FieldInfo, IndexDescription
+from qidf_ctl.errors import ClusterError, ConflictError
 from qidf_ctl.install.state import SimilarityState
 from qidf_ctl.querytime.statistics import shard_count
 
@@ -64,23 +64,11 @@ def inspect(cluster: Cluster, index: str, field: str | None = None) -> Target:
 
 
 def _field_from_caps(cluster: Cluster, index: str, field: str | None) -> str:
-    """The text field from ``_field_caps`` (read privilege), chosen as ``describe_index``
-    chooses it: the one named, else the only text field."""
+    """The text field from ``_field_caps`` (read privilege), chosen by ``describe_index``'s own
+    rule and messages: the one named, else the only text field."""
     caps = cluster.request("GET", index_path(index, "_field_caps"), params={"fields": "*"})
-    text = sorted(name for name, kinds in caps.get("fields", {}).items()
-                  if any(k in TEXT_TYPES for k in kinds))
-    listed = ", ".join(text) or "none"
-    if field is not None:
-        if field in text:
-            return field
-        if field in caps.get("fields", {}):
-            raise UsageError(f"field {field!r} of {index!r} is not analysed text: pick a text "
-                             f"field ({listed})")
-        raise NotFoundError(f"field {field!r} is not in {index!r} (text fields: {listed})")
-    if not text:
-        raise NotFoundError(f"index {index!r} has no text field (qidf works on analysed text "
-                            "fields)")
-    if len(text) > 1:
-        raise UsageError(f"{index!r} has several text fields ({listed}): name the one queries "
-                         "search with --field")
-    return text[0]
+    fields = {}
+    for name, kinds in sorted(caps.get("fields", {}).items()):
+        kind = next((k for k in kinds if k in TEXT_TYPES), next(iter(kinds), "object"))
+        fields[name] = FieldInfo(name, kind, name)
+    return IndexDescription(index, index, "open", {}, fields=fields).text_field(field)

@@ -4,22 +4,13 @@ application can send, and the hits."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from qidf_ctl import cli
 from qidf_ctl.cluster import Cluster
 
+from .test_cli import run
 from .test_querytime import Fake, _analyze_answer, _cluster, _describable, _forbidden, _tv_answer
-
-
-def run(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["qidf", *argv])
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
 
 
 def _search_answer(body, params):
