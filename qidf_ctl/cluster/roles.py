@@ -80,6 +80,15 @@ SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/mget")
 SEARCH_INDEX = ("indices:data/read/search", "indices:data/read/get",
                 "indices:data/read/mget[shard]")
+# ``qidf search`` (query-time q-log, docs/query-time.md): read actions only, no settings.
+QUERY_TIME_CLUSTER = ("cluster:monitor/main",)  # GET /  (engine and version)
+QUERY_TIME_INDEX = (
+    "indices:data/read/search",        # the query; the shard count; index-wide df (filters)
+    "indices:data/read/tv",            # _termvectors on the query text: tokens and shard df
+    "indices:data/read/field_caps",    # the text field, where _mapping is refused
+    "indices:data/read/field_caps[index]",  # its per-index step: without it _field_caps
+                                            # answers 200 with no index and no field
+)
 
 # An action and the sub-action the engine checks with it: a hint names both.
 COMPANIONS = {
@@ -89,8 +98,10 @@ COMPANIONS = {
     "indices:data/write/bulk": "indices:data/write/bulk[s]",
     "indices:admin/block/add": "indices:admin/block/add[s]",
     "indices:admin/refresh": "indices:admin/refresh[s]",
+    "indices:data/read/field_caps": "indices:data/read/field_caps[index]",
 }
-CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + SEARCH_CLUSTER)
+CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + SEARCH_CLUSTER
+                          + QUERY_TIME_CLUSTER)
 
 
 def is_cluster_action(action: str) -> bool:
@@ -121,6 +132,10 @@ def opensearch_roles(patterns: list[str]) -> dict[str, dict[str, Any]]:
             "description": "searching with a q-log index: read only",
             "cluster_permissions": list(SEARCH_CLUSTER),
             "index_permissions": [_index_permission(patterns, SEARCH_INDEX)]},
+        "qidf_query_time": {
+            "description": "qidf search: q-log at query time, read only",
+            "cluster_permissions": list(QUERY_TIME_CLUSTER),
+            "index_permissions": [_index_permission(patterns, QUERY_TIME_INDEX)]},
     }
 
 

@@ -67,6 +67,12 @@ def _field_from_caps(cluster: Cluster, index: str, field: str | None) -> str:
     """The text field from ``_field_caps`` (read privilege), chosen by ``describe_index``'s own
     rule and messages: the one named, else the only text field."""
     caps = cluster.request("GET", index_path(index, "_field_caps"), params={"fields": "*"})
+    if not caps.get("indices", [index]):  # the security plugin drops a refused index silently
+        raise ClusterError(
+            f"the field capabilities of {index!r} came back empty: these credentials may "
+            "search but not read its fields; grant indices:data/read/field_caps and "
+            "indices:data/read/field_caps[index] (role qidf_query_time, docs/privileges.md)",
+            status=403)
     fields = {}
     for name, kinds in sorted(caps.get("fields", {}).items()):
         kind = next((k for k in kinds if k in TEXT_TYPES), next(iter(kinds), "object"))

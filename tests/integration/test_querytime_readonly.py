@@ -1,6 +1,7 @@
 """A user who holds only search and read privileges gets q-log results from `qidf search`.
 
-Until the managed-clusters security fixture exists, the privileges are enforced by a small
+The same on the real security plugin is ``tests/integration/secured/test_query_time.py``
+(scripts/test_secured.sh). Here, in the default suite, the privileges are enforced by a small
 proxy in front of the real node that lets through exactly the actions of OpenSearch's
 ``read`` action group (``indices:data/read*``: search, msearch, termvectors, field_caps,
 count, get) plus ``GET /``, and answers everything else (settings, mappings, _cat,

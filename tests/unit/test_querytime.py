@@ -328,6 +328,14 @@ def test_inspect_with_read_privileges_only():
         inspect(_cluster(fake), "code", "lang")
 
 
+def test_inspect_names_the_field_caps_step_the_security_plugin_dropped():
+    fake = Fake({("GET", "/code/_settings/index.uuid"): _forbidden,
+                 ("GET", "/code/_field_caps"): {"indices": [], "fields": {}}})
+    with pytest.raises(ClusterError, match=r"field_caps\[index\]") as info:
+        inspect(_cluster(fake), "code")
+    assert info.value.exit_code == 4
+
+
 def test_inspect_does_not_hide_bad_credentials():
     def unauthorised(body, params):
         raise ClusterError("security_exception: missing authentication", status=401)

@@ -40,6 +40,7 @@ USERS = [
     security.User("qidf_op", OPERATOR),  # no nodes/info: --mode auto falls back
     security.User("qidf_clone_op", ["qidf_operator", "qidf_clone"]),
     security.User("qidf_search", ["qidf_search"]),
+    security.User("qidf_qt", ["qidf_query_time"]),
     security.User("qidf_nobody", []),
     security.User("qidf_grant", [EMPTY_ROLE]),
     security.User("qidf_utf8", OPERATOR, UTF8_PASSWORD),
