@@ -83,15 +83,15 @@ def time_sweeps(cluster: Any, index: str, task: RetrievalTask, grid: tuple[float
             log(f"sweep {r + 1}/{repeats} {name}: {total:.1f}s "
                 f"({', '.join(f'{k} {v:.1f}s' for k, v in row[f'{name}_phases'].items())})")
         out["repeats"].append(row)
+    rows = out["repeats"]
     for name in names:
-        rows = out["repeats"]
         out[f"{name}_seconds_median"] = statistics.median(x[f"{name}_seconds"] for x in rows)
         out[f"{name}_phases_median"] = {
             phase: statistics.median(x[f"{name}_phases"].get(phase, 0.0) for x in rows)
             for phase in (*PHASES, "other")}
+    for name in names:  # after every median: query_time's is the last one computed
         out[f"{name}_speedup_of_query_time"] = (out[f"{name}_seconds_median"]
-                                                / out["query_time_seconds_median"]
-                                                if name != "query_time" else 1.0)
+                                                / out["query_time_seconds_median"])
     out["curves"] = curves
     out["curves_identical"] = all(c == curves["query_time"] for c in curves.values())
     out["max_curve_difference"] = max(abs(a - b) for c in curves.values()
