@@ -46,6 +46,9 @@ def apply_cmd(
         help="Text field that must be affected; refused if its mapping names its own "
         "similarity.")] = None,
     dry_run: DryRun = False,
+    queries: Annotated[str | None, typer.Option(
+        "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
+        "predict --queries` reads it.")] = None,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
@@ -53,16 +56,26 @@ def apply_cmd(
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; under a second).
 
-    `--q auto` predicts q from the index's own statistics (see `qidf predict`) and records
-    them next to the previous settings.
+    `--q auto` predicts q from the index's own statistics (see `qidf predict`; with
+    `--queries FILE`, from a query sample too) and records them next to the previous
+    settings.
 
     Example: qidf apply code-search --q 0.3
     """
+    from qidf_ctl.errors import UsageError
+
     if file is not None or index is None or q is None:  # -f: the desired-state file
+        if queries:
+            raise UsageError("--queries is read only with one index and --q auto: drop it "
+                             "with -f")
         return apply_file(file, index=index, q=q, conn=conn, dry_run=dry_run, json_out=json_out)
     from qidf_ctl.predictors import predict_for_index
+    from qidf_ctl.stats.query_sample import query_sample
 
     auto = q.strip().lower() == "auto"
+    if queries and not auto:
+        raise UsageError("--queries is read only with --q auto: drop it or use --q auto")
+    sampled = query_sample(queries) if queries else None
     params = params_from_options("1" if auto else q, k1, b, form)
     check_mode(mode)
     cluster = conn.connect()
@@ -70,8 +83,8 @@ def apply_cmd(
     extra: dict[str, Any] = {}
     if auto:
         with step_status(quiet=json_out) as progress:
-            prediction = predict_for_index(cluster, index, field, progress=progress,
-                                           bar=bars(json_out))
+            prediction = predict_for_index(cluster, index, field, queries=sampled,
+                                           progress=progress, bar=bars(json_out))
         params = params_from_options(str(prediction.q), k1, b, form)
         extra = prediction.record()
         if not json_out:

@@ -1,11 +1,13 @@
 """``qidf stats`` and ``qidf predict``: corpus statistics and a label-free q.
 
 Thin commands over ``stats.index_stats`` and ``predictors.predict_for_index``; progress bars
-go to stderr, results to stdout (one JSON object with ``--json``).
+go to stderr, results to stdout (one JSON object with ``--json``). Every statistic is printed
+under its own name with its definition: no two different numbers share a name.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import typer
@@ -17,6 +19,8 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
+from qidf_ctl.stats import hapax_terms, text_shape
+from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
 
 Field = Annotated[str | None, typer.Option(
     "--field", help="Text field to measure (default: every text field; predict needs one).")]
@@ -29,6 +33,22 @@ Exact = Annotated[bool, typer.Option(
     "--exact", help="Read every document, however large the index.")]
 PredictorOpt = Annotated[str, typer.Option(
     "--predictor", help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
+QueriesOpt = Annotated[str | None, typer.Option(
+    "--queries", help="An unlabeled sample of real queries (BEIR JSONL or qid<TAB>text, as "
+    f"`qidf eval` reads; a seeded {QUERY_SAMPLE:,} of them): tells text searched with code "
+    "from text searched with text.")]
+
+
+def statistic_names() -> dict[str, dict[str, dict[str, str]]]:
+    """Every statistic ``stats`` reports, by group and key: its name and definition."""
+    return {
+        "densities": {k: {"name": stats.NAMES[k], "definition": d}
+                      for k, d in stats.DENSITIES.items()},
+        "hapax_terms": {k: {"name": n, "definition": d}
+                        for k, (n, d) in hapax_terms.DEFINITIONS.items()},
+        "source_shape": {k: {"name": n, "definition": d}
+                         for k, (n, d) in text_shape.DEFINITIONS.items()},
+    }
 
 
 @app.command("stats")
@@ -43,7 +63,8 @@ def stats_cmd(
     exact: Exact = False,
     json_out: Json = False,
 ) -> None:
-    """Corpus statistics of text fields: size, df histogram, hapax density (exact or sampled).
+    """Corpus statistics of text fields: size, df histogram, hapax densities, what the df = 1
+    terms and the raw text look like (exact or sampled).
 
     Example: qidf stats code-search --field text --sample 5000 --seed 1
     """
@@ -51,7 +72,8 @@ def stats_cmd(
     result = stats.index_stats(cluster, index, field=field, sample=sample, seed=seed,
                                exact=exact, bar=bars(json_out))
     if json_out:
-        emit_json({**result.as_dict(), "predictor": predict.describe()})
+        emit_json({**result.as_dict(), "statistics": statistic_names(),
+                   "predictor": predict.describe()})
         return
     _print_stats(result)
 
@@ -67,27 +89,34 @@ def predict_cmd(
     seed: Seed = 0,
     exact: Exact = False,
     predictor: PredictorOpt = predict.DEFAULT_PREDICTOR,
+    queries: QueriesOpt = None,
     json_out: Json = False,
 ) -> None:
-    """Predict q for an index from its hapax density, without relevance labels.
+    """Predict q for an index from its own statistics, without relevance labels.
 
-    Example: qidf predict code-search --field text
+    Example: qidf predict code-search --field text --queries queries.jsonl
     """
     predict.get(predictor)
+    sampled = query_sample(queries, seed=seed) if queries else None
     cluster = conn.connect()
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
-                                       predictor=predictor, bar=bars(json_out))
+                                       predictor=predictor, queries=sampled,
+                                       bar=bars(json_out))
     if json_out:
         emit_json(result.as_dict())
         return
     s = result.statistics
     out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
-    interval = s.get("intervals", {}).get(result.density)
-    ci = f", 95% interval {interval[0]:.4f}-{interval[1]:.4f}" if interval else ""
     out.print(f"predictor {result.predictor}: {result.formula}, clipped to "
-              f"[{predict.Q_MIN}, {predict.Q_MAX:g}]; h_tok = {result.definition} = "
-              f"{result.h_tok:.4f} ({s['mode']}{ci}; field {result.field}, "
-              f"{_n(s['documents'])} documents, {_n(s['total_tokens'])} tokens)", markup=False)
+              f"[{predict.Q_MIN}, {predict.Q_MAX:g}] (field {result.field}, "
+              f"{_n(s['documents'])} documents, {s['mode']})", markup=False)
+    for key, e in result.evidence.items():
+        ci = f" (95% interval {e['interval'][0]:.3f}-{e['interval'][1]:.3f})" \
+            if e.get("interval") else ""
+        value = "n/a" if e["value"] is None else f"{e['value']:.4f}"
+        out.print(f"  {e['name']} = {value}{ci}  [{key}: {e['definition']}]", markup=False)
+    if result.ambiguous:
+        out.print("the evidence is ambiguous: BM25 is kept (q = 1)", markup=False)
     out.print(f"to use it: qidf apply {result.index} --q {result.q:.2f}", markup=False)
 
 
@@ -126,11 +155,12 @@ def _print_stats(result: stats.IndexStats) -> None:
                       f"{'~' if _estimated(f, 'documents') else ''}{_n(held)} deleted "
                       "documents until merged)", markup=False)
         out.print(_histogram_table(f))
-        out.print(_density_table(f, chosen))
+        out.print(_density_table(f))
+        out.print(_shape_table(f))
         for warning in f.warnings:
             err.print(f"warning: {warning}", markup=False)
-    out.print(f"{result.df_counts}. The predictor ({chosen['name']}: {chosen['formula']}) "
-              f"reads h_tok = '{chosen['density']}'.", markup=False)
+    out.print(f"{result.df_counts}. Default predictor {chosen['name']}: {chosen['formula']}.",
+              markup=False)
 
 
 def _estimated(f: stats.FieldStats, key: str) -> bool:
@@ -151,23 +181,42 @@ def _histogram_table(f: stats.FieldStats) -> Table:
     return table
 
 
-def _density_table(f: stats.FieldStats, chosen: dict[str, Any]) -> Table:
-    table = Table(title="hapax density", title_justify="left")
-    table.add_column("density")
+def _density_table(f: stats.FieldStats) -> Table:
+    table = Table(title="hapax densities (df = 1 material, four ways)", title_justify="left")
+    table.add_column("name")
+    table.add_column("key")
     table.add_column("value", justify="right")
     if f.intervals:
         table.add_column("95% interval", justify="right")
     if f.engine_densities:
         table.add_column("engine df", justify="right")
     table.add_column("definition")
-    for name, definition in stats.DENSITIES.items():
-        row = [name + (" (h_tok)" if name == chosen["density"] else ""),
-               f"{f.densities[name]:.4f}"]
+    for key, definition in stats.DENSITIES.items():
+        row = [stats.NAMES[key], key, f"{f.densities[key]:.4f}"]
         if f.intervals:
-            low, high = f.intervals[name]
+            low, high = f.intervals[key]
             row.append(f"{low:.4f}-{high:.4f}")
         if f.engine_densities:
-            engine = f.engine_densities[name]
+            engine = f.engine_densities[key]
             row.append(f"{engine:.4f}" if engine == engine else "")
         table.add_row(*row, definition)
+    return table
+
+
+def _shape_table(f: stats.FieldStats) -> Table:
+    """What the df = 1 terms and a sample of the raw text look like."""
+    table = Table(title="shape of the df = 1 terms and of the raw text", title_justify="left")
+    for col in ("name", "key", "value", "definition"):
+        table.add_column(col, justify="right" if col == "value" else "left")
+    rows: list[tuple[str, str, Any, str]] = []
+    if f.hapax_terms is not None:
+        got = f.hapax_terms.__dict__
+        rows += [(n, k, got[k], d) for k, (n, d) in hapax_terms.DEFINITIONS.items()]
+    if f.source_shape is not None:
+        got = f.source_shape.__dict__
+        rows += [(f"{n} ({f.source_shape.texts:,} sampled documents)", k, got[k], d)
+                 for k, (n, d) in text_shape.DEFINITIONS.items()]
+    for name, key, value, definition in rows:
+        shown = "" if not isinstance(value, float) or math.isnan(value) else f"{value:.4f}"
+        table.add_row(name, key, shown, definition)
     return table

@@ -1,22 +1,26 @@
-"""Label-free q predictors, by name, from a field's statistics.
+"""Label-free q predictors, by name, from a field's statistics (and an optional query
+sample).
 
 Each predictor lives in its own module and registers itself on import; importing this
-package registers them all. ``qidf-gate`` is the default.
+package registers them all. ``qidf-content`` is the default.
 """
 
-from qidf_ctl.predictors import gate, paper  # noqa: F401  (registration)
+from qidf_ctl.predictors import content, gate, paper  # noqa: F401  (registration)
 from qidf_ctl.predictors.base import (
     DEFAULT_PREDICTOR,
     PREDICTORS,
     Q_MAX,
     Q_MIN,
+    Decision,
+    Evidence,
     Predictor,
     clip_q,
     describe,
     get,
     register,
 )
-from qidf_ctl.predictors.prediction import Prediction, predict, predict_for_index, reason
+from qidf_ctl.predictors.prediction import Prediction, predict, predict_for_index
 
-__all__ = ["DEFAULT_PREDICTOR", "PREDICTORS", "Q_MAX", "Q_MIN", "Prediction", "Predictor",
-           "clip_q", "describe", "get", "predict", "predict_for_index", "reason", "register"]
+__all__ = ["DEFAULT_PREDICTOR", "PREDICTORS", "Q_MAX", "Q_MIN", "Decision", "Evidence",
+           "Prediction", "Predictor", "clip_q", "describe", "get", "predict",
+           "predict_for_index", "register"]

@@ -4,6 +4,10 @@ Predictors register themselves by name when their module is imported (the packag
 ``__init__`` imports each one), so a new one is added beside the others and compared by
 benchmark, with no import cycle.
 
+A predictor maps a field's statistics, and optionally statistics of a sample of queries,
+to a ``Decision``: q, one line saying why, whether the evidence was ambiguous, and every
+statistic it read under its own name and definition.
+
 q is clipped to [Q_MIN, Q_MAX] = [0.05, 1]: 0.05 is the smallest q the paper reports (its Go
 optimum) and nothing below it showed a gain, while q -> 0 turns the IDF into the raw odds;
 q > 1 would damp rare terms below BM25, which no corpus wanted (natural-language text sits
@@ -12,19 +16,20 @@ at q ~ 1), so no predictor goes there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from qidf_ctl.errors import UsageError
-from qidf_ctl.stats.densities import DENSITIES
 
 if TYPE_CHECKING:
     from qidf_ctl.stats import FieldStats
+    from qidf_ctl.stats.query_sample import QuerySample
 
 Q_MIN = 0.05
 Q_MAX = 1.0
-DEFAULT_PREDICTOR = "qidf-gate"
+DEFAULT_PREDICTOR = "qidf-content"
 # Where q-log adds nothing, the peers benchmark found built-in settings that beat default
 # BM25 (tuned k1/b on prose): say where the numbers are (docs/peers.md).
 BUILTIN_HINT = ("with judged queries, tuned k1/b or another built-in similarity can beat "
@@ -37,27 +42,48 @@ def clip_q(q: float) -> float:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One statistic a predictor read: its value, its own name and what it counts."""
+
+    value: float
+    name: str
+    definition: str
+    interval: tuple[float, float] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value if math.isfinite(self.value) else None,
+                               "name": self.name, "definition": self.definition}
+        if self.interval is not None:
+            out["interval"] = list(self.interval)
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A predictor's answer: q before clipping, the one-line reason, and the evidence."""
+
+    q: float
+    reason: str
+    ambiguous: bool = False
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Predictor:
-    """A named map from a field's statistics to q (before clipping)."""
+    """A named map from a field's statistics (and optionally a query sample) to q."""
 
     name: str
-    density: str  # a key of stats.densities.DENSITIES: the one it reads
     formula: str
-    q_of: Callable[[float], float]
     source: str
-    # Predictors that need more than one density (e.g. the corpus size) read the whole stats.
-    q_of_stats: Callable[[FieldStats], float] | None = None
-    # A predictor that decides on more than the density says why itself (None: the default
-    # reason, from the density and q).
-    explain: Callable[[FieldStats, float], str | None] | None = None
+    decide: Callable[[FieldStats, QuerySample | None], Decision]
+    # Whether a query sample, when given, is also analysed (tokens and df in the field).
+    analyses_queries: bool = False
 
 
 PREDICTORS: dict[str, Predictor] = {}
 
 
 def register(predictor: Predictor) -> Predictor:
-    if predictor.density not in DENSITIES:
-        raise ValueError(f"unknown density {predictor.density!r} for {predictor.name!r}")
     PREDICTORS[predictor.name] = predictor
     return predictor
 
@@ -71,7 +97,7 @@ def get(name: str) -> Predictor:
 
 
 def describe(name: str = DEFAULT_PREDICTOR) -> dict[str, str]:
-    """Which predictor, formula and density definition a report is read with."""
+    """Which predictor a report is read with, and its rule."""
     p = get(name)
     return {"name": p.name, "formula": p.formula, "clipped_to": f"[{Q_MIN}, {Q_MAX}]",
-            "density": p.density, "definition": DENSITIES[p.density]}
+            "source": p.source}

@@ -1,27 +1,27 @@
-"""qidf-gate, the default predictor: BM25 unless the field holds rare-identifier material.
+"""qidf-gate, the default until the large-prose study: BM25 unless the size-adjusted hapax
+density shows rare-identifier material. Kept as an option (``--predictor qidf-gate``) for
+comparison; it is not safe on large natural-language indices.
 
-q = 1 when the field's analyzer already splits identifiers (``analyzer_probe``): rare
-identifiers are then no longer one-off tokens, and such fields lose at lower q. Otherwise
+q = 1 when the field's analyzer already splits identifiers (``analyzer_probe``). Otherwise
 x = types_per_token * (N / 10,000) ** GATE_EXPONENT, the df = 1 terms per token the field
-would have at 10,000 documents, and q = 1 when x < GATE_THRESHOLD, else GATE_Q. The density
-does not set q; it only decides whether there is enough rare-identifier material to leave
-BM25, because on code the optimum is flat and GATE_Q captures most of the gain.
-
-The constants are fitted on the retrieval benchmark: benchmarks/retrieval/predictor.md has
-the study and its numbers, and the research package's predictor fit recomputes them.
-qidf-gate needs N as well as a density, so it gives ``Predictor.q_of_stats``.
+would have at 10,000 documents, and q = 1 when x < GATE_THRESHOLD, else GATE_Q. The
+exponent is the slope of the density over size on nested Go subsets; prose indices of 50K+
+documents keep more df = 1 terms than that slope assumes, so their x crosses the gate and
+they lose (benchmarks/retrieval/predictor.md, "Prose at production size").
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qidf_ctl.predictors.base import BUILTIN_HINT, Predictor, register
+from qidf_ctl.predictors.base import BUILTIN_HINT, Decision, Predictor, register
+from qidf_ctl.predictors.evidence import density, plain
 
 if TYPE_CHECKING:
     from qidf_ctl.stats import FieldStats
+    from qidf_ctl.stats.query_sample import QuerySample
 
-SOURCE = "fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md)"
+SOURCE = "fitted on the retrieval benchmark's code corpora (benchmarks/retrieval/predictor.md)"
 
 GATE_DENSITY = "types_per_token"
 GATE_REF_DOCS = 10_000.0
@@ -43,30 +43,31 @@ def q_gate(types_per_token: float, documents: float) -> float:
     return GATE_Q
 
 
-def q_gate_of_stats(field_stats: FieldStats) -> float:
+def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
+    del queries
+    h = density(field_stats, GATE_DENSITY)
     if field_stats.splits_identifiers:
-        return GATE_Q_SAFE
-    return q_gate(field_stats.densities[GATE_DENSITY], field_stats.documents)
-
-
-def explain_gate(field_stats: FieldStats, q: float) -> str | None:
-    """The analyzer, not the density, decided: say so."""
-    if not field_stats.splits_identifiers:
-        return None
-    return (f"the analyzer already splits identifiers "
-            f"({', '.join(field_stats.splits_identifiers)}) -> q {q:.2f}: rare identifiers "
-            f"are no longer one-off tokens, BM25 stays; {BUILTIN_HINT}")
+        return Decision(GATE_Q_SAFE, (
+            f"the analyzer already splits identifiers ({', '.join(field_stats.splits_identifiers)})"
+            f" -> q {GATE_Q_SAFE:.2f}: rare identifiers are no longer one-off tokens, BM25 "
+            f"stays; {BUILTIN_HINT}"), evidence={GATE_DENSITY: h})
+    x = size_adjusted(h.value, field_stats.documents)
+    q = q_gate(h.value, field_stats.documents)
+    side = "below" if q == GATE_Q_SAFE else "at or above"
+    evidence = {GATE_DENSITY: h, "x": plain(
+        x, "size-adjusted hapax terms per token",
+        f"hapax terms per token * (N / {GATE_REF_DOCS:,.0f})^{GATE_EXPONENT:g}")}
+    return Decision(q, f"size-adjusted hapax terms per token x = {x:.4f} ({h.name} "
+                       f"{h.value:.4f} at N = {field_stats.documents:,.0f}), {side} the gate "
+                       f"{GATE_THRESHOLD:g} -> q {q:.2f}", evidence=evidence)
 
 
 GATED = register(Predictor(
-    name="qidf-gate", density=GATE_DENSITY,
+    name="qidf-gate",
     formula=(f"q = {GATE_Q_SAFE:g} if the analyzer splits identifiers; else "
-             f"x = h_types * (N / {GATE_REF_DOCS:,.0f})^{GATE_EXPONENT:g}; "
-             f"q = {GATE_Q_SAFE:g} if x < {GATE_THRESHOLD:g} else {GATE_Q:g}"),
-    q_of=lambda h: float("nan"),  # never used: the gate needs N too
-    source=f"{SOURCE}: leave-one-language-out recovery 0.90 over nine languages, 0.96 on "
-           "Python/PHP/JavaScript when fitted on Go/Java/Ruby; never below BM25 on the 39 "
-           "benchmark corpora",
-    q_of_stats=q_gate_of_stats,
-    explain=explain_gate,
+             f"x = h_types * (N / {GATE_REF_DOCS:,.0f})^{GATE_EXPONENT:g} (h_types: hapax "
+             f"terms per token); q = {GATE_Q_SAFE:g} if x < {GATE_THRESHOLD:g} else {GATE_Q:g}"),
+    source=f"{SOURCE}; the default before the large-prose study, loses on prose of 50K+ "
+           "documents",
+    decide=decide,
 ))

@@ -35,6 +35,8 @@ from qidf_ctl.stats.entries import Entries, read_entries
 from qidf_ctl.stats.facts import IndexFacts, read_facts
 from qidf_ctl.stats.fields import FieldStats, exact_field, sampled_field
 from qidf_ctl.stats.read import count, has_field_query, longest_docs, scroll_docs, uniform_docs
+from qidf_ctl.stats.source_sample import source_texts
+from qidf_ctl.stats.text_shape import text_shape
 
 # Exact mode reads every document; above this many it is only run when asked for (--exact).
 EXACT_LIMIT = 100_000
@@ -147,6 +149,8 @@ def index_stats(
         for r in results:
             r.warnings.append(f"{gone} documents were deleted while qidf read the index")
     for r in results:
+        r.source_shape = text_shape(source_texts(cluster, facts.index,
+                                                 facts.source_path(r.field), query, seed=seed))
         try:
             r.splits_identifiers = split_styles(cluster, facts.index, r.field)
         except ClusterError as exc:

@@ -1,6 +1,8 @@
 """The hapax densities: per-document counts, and the four densities as ratios of their totals.
 
-This is the one definition of every density qidf reports; the benchmark imports it. With n_i
+This is the one definition of every density qidf reports; the benchmark imports it. Each has
+a key (in JSON), a name that says what it counts (``NAMES``: no two are called "hapax
+density") and a definition (``DENSITIES``). With n_i
 tokens in document i, h_i of them belonging to terms whose df is 1, u_i distinct such terms,
 and w_i = sum over the document's distinct terms of 1/df:
 
@@ -24,6 +26,12 @@ DENSITIES: dict[str, str] = {
     "vocab": "share of the vocabulary with df = 1",
     "types_per_token": "df = 1 terms per token",
     "doc_mean": "per-document mean of the share of its tokens whose term has df = 1",
+}
+NAMES: dict[str, str] = {
+    "tokens": "hapax token share",  # the paper's h_tok, as qidf reads it
+    "vocab": "hapax vocabulary share",
+    "types_per_token": "hapax terms per token",
+    "doc_mean": "mean per-document hapax token share",
 }
 _N, _H, _U, _W, _SHARE, _HAS = range(6)
 

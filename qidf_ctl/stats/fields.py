@@ -16,8 +16,10 @@ from qidf_ctl.stats.densities import DocCounts, densities, per_doc
 from qidf_ctl.stats.design import Stratified
 from qidf_ctl.stats.entries import Entries
 from qidf_ctl.stats.facts import IndexFacts
+from qidf_ctl.stats.hapax_terms import HapaxTerms, hapax_terms
 from qidf_ctl.stats.histogram import DfBin, histogram
 from qidf_ctl.stats.read import FieldTotals, engine_df, field_totals, live_df
+from qidf_ctl.stats.text_shape import TextShape
 
 
 @dataclass
@@ -43,24 +45,29 @@ class FieldStats:
     # Naming styles (camelCase, snake_case) the field's analyzer breaks into words
     # (analyzer_probe); None when not asked.
     splits_identifiers: list[str] | None = None
+    # Shape of the df = 1 terms, and of the raw text of a sample of documents (text_shape).
+    hapax_terms: HapaxTerms | None = None
+    source_shape: TextShape | None = None
     counts: DocCounts | Stratified | None = dataclasses.field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "counts"}
         out["df_histogram"] = [b.__dict__ for b in self.df_histogram]
+        out["hapax_terms"] = self.hapax_terms.__dict__ if self.hapax_terms else None
+        out["source_shape"] = self.source_shape.as_dict() if self.source_shape else None
         out["engine"] = self.engine.__dict__ if self.engine else None
         out["intervals"] = {k: list(v) for k, v in self.intervals.items()}
-        return _finite(out)
+        return finite(out)
 
 
-def _finite(value: Any) -> Any:
+def finite(value: Any) -> Any:
     """NaN and inf become None, so --json output is strict JSON."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 
@@ -120,7 +127,7 @@ def exact_field(
         densities=densities(counts, vocabulary=vocabulary),
         documents_without_tokens=facts.live_documents - n,
         engine=totals, engine_densities=engine_view, deleted_in_statistics=totals.doc_count - n,
-        warnings=warnings, counts=counts,
+        warnings=warnings, counts=counts, hapax_terms=hapax_terms(entries.terms(), df),
     )
 
 
@@ -162,6 +169,8 @@ def sampled_field(
     doc_weight = np.where(np.arange(len(lengths)) < take_all_rows, 1.0, sampled.weight)
     entry_weight = np.repeat(doc_weight, lengths)
     entry_df = df[term_ids]
+    term_weight = np.zeros(len(words))
+    term_weight[term_ids] = entry_weight  # a df = 1 term sits in one sampled document
     return FieldStats(
         field=f, mode="sampled", documents=documents, vocabulary=float(estimated[3]),
         total_tokens=total_tokens,
@@ -172,4 +181,5 @@ def sampled_field(
         engine=totals, engine_densities=engine_view, sampled_documents=len(lengths),
         deleted_in_statistics=totals.doc_count - documents,
         warnings=warnings, counts=sampled, take_all=take_all_rows,
+        hapax_terms=hapax_terms(words, df, term_weight, seed=seed),
     )

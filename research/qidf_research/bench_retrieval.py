@@ -10,10 +10,13 @@ Parts (``--parts``): main (every language x task, standard analyzer: the paper's
 Rust, TypeScript and Kotlin), scaling (Go at 1K, 10K and full size; then "go-large", the
 stdlib plus the pinned Go modules, at 1K, 10K, 100K and full size), ablation (each
 language's code2doc under an identifier-aware analyzer), prose (man pages and the
-documentation sets of sources/prose.py: the natural-language controls), predictor
-(the study of predictor_fit, from the curves). Every task also measures the
-default predictor end to end. Finished tasks are cached in .qidf/bench/ and rerun when
-their corpus changes (``--force`` reruns them anyway); the tables are rebuilt from the cache.
+documentation sets of sources/prose.py: the natural-language controls), largeprose (the
+Debian corpora of sources/debian_prose.py, 50K-300K documents, at nested sizes from 1K),
+mixed (code and prose in one field), predictor (the study of predictor_fit, from the
+curves). Every task also measures the default predictor end to end, without and with the
+task's queries as an unlabeled query sample. Finished tasks are cached in .qidf/bench/ and
+rerun when their corpus changes (``--force`` reruns them anyway); the tables are rebuilt
+from the cache.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -73,24 +77,29 @@ def subset(pairs: list[Pair], n: int, seed: int = 0) -> list[Pair]:
 
 
 def cached_task(cluster: Cluster, key: str, task: RetrievalTask, analyzer: str,
-                force: bool, resamples: int) -> dict[str, Any]:
+                force: bool, resamples: int, previous: dict[str, Any] | None = None,
+                shipped: bool = True) -> dict[str, Any]:
     """Run one task (index, sweep, deep points) unless its result is cached for the same
-    corpus and queries (a rebuilt corpus, e.g. more Go modules, reruns its tasks)."""
+    corpus and queries (a rebuilt corpus, e.g. more Go modules, reruns its tasks).
+
+    ``previous`` (the task as results.json holds it) stands in for a missing cache file. A
+    cached task is brought up to date without rerunning it (``refresh``); ``shipped=False``
+    skips the default predictor's end-to-end points there (a statistics-only pass)."""
     from qidf_ctl.evaluation.indexing import fingerprint
 
     path = CACHE / f"{key}.json"
     stamp = fingerprint({**task.corpus, **{f"q:{k}": v for k, v in task.queries.items()}},
                         analyzer)
-    if path.is_file() and not force:
-        cached = json.loads(path.read_text())
+    cached = json.loads(path.read_text()) if path.is_file() else previous
+    if cached is not None and not force:
         # Results from before stamps are trusted while their sizes match; a rebuilt corpus
         # of the same size needs --force once.
         same = cached.get("fingerprint") == stamp if "fingerprint" in cached else (
             (cached["documents"], cached["queries"]) == (len(task.corpus), len(task.queries)))
         if same:
-            measured = cached.get("predictions", {}).get(SHIPPED, {})
-            if measured.get("formula") != shipped_formula():  # new or changed constants
-                add_shipped_point(cluster, key, task, analyzer, cached, resamples)
+            if refresh(cluster, key, task, analyzer, cached, resamples, shipped) or \
+                    not path.is_file():
+                CACHE.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(cached, indent=1, sort_keys=True))
             return cached
         log(f"{key}: corpus or queries changed since the cached run; rerunning")
@@ -115,29 +124,59 @@ def shipped_formula() -> str:
     return get(SHIPPED).formula
 
 
-def add_shipped_point(cluster: Cluster, key: str, task: RetrievalTask, analyzer: str,
-                      data: dict[str, Any], resamples: int) -> None:
-    """Measure the default predictor end to end on a task cached before it was measured."""
+EVIDENCE = "src_code_like_share"  # present once a task has the candidate statistics
+
+
+def refresh(cluster: Cluster, key: str, task: RetrievalTask, analyzer: str,
+            data: dict[str, Any], resamples: int, shipped: bool = True) -> bool:
+    """Bring a cached task up to date without rerunning its sweep: the candidate statistics
+    it lacks (measured on its index, as a new task would), and the default predictor's end
+    to end points (without and with the query sample) when its rule changed since. Returns
+    whether anything changed."""
+    labels = [benchmark.predicted_label(SHIPPED, w) for w in (False, True)]
+    stale = [w for w, label in zip((False, True), labels, strict=True)
+             if data.get("predictions", {}).get(label, {}).get("formula") != shipped_formula()]
+    missing = EVIDENCE not in data["stats"]
+    if not missing and not (shipped and stale):
+        return False
     runner = benchmark.TaskRunner(cluster, task, f"{benchmark.PREFIX}{key}", analyzer,
                                   resamples=resamples, progress=log)
     runner.prepare()
-    runner.measure("bm25", None)
-    point, prediction = runner.measure_predicted(SHIPPED)
-    data["points"] = [p for p in data["points"] if p["label"] != SHIPPED] + [asdict(point)]
-    data.setdefault("predictions", {})[SHIPPED] = prediction
-    log(f"{key}: {SHIPPED} q={point.q:g} NDCG@10 {point.metrics['NDCG@10']:.4f}")
+    if missing:
+        new = benchmark.corpus_stats(cluster, runner.index, sorted(task.corpus), runner.terms,
+                                     task.queries) | benchmark.shape_stats(task.corpus,
+                                                                           task.queries)
+        for name in ("h_occ", "h_vocab", "h_types_df1"):
+            old = data["stats"].get(name)
+            if old is not None and abs(old - new[name]) > 1e-9:
+                log(f"{key}: {name} was {old}, is {new[name]} on the rebuilt index")
+        data["stats"] |= {k: v for k, v in new.items() if k not in data["stats"]}
+        log(f"{key}: candidate statistics added")
+    if shipped and stale:
+        runner.measure("bm25", None)
+        for with_queries in stale:
+            point, prediction = runner.measure_predicted(SHIPPED, with_queries)
+            data["points"] = [p for p in data["points"] if p["label"] != point.label] + [
+                asdict(point)]
+            data.setdefault("predictions", {})[point.label] = prediction
+            log(f"{key}: {point.label} q={point.q:g} NDCG@10 {point.metrics['NDCG@10']:.4f}")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=None, help="cluster (default: the local engine)")
     ap.add_argument("--languages", default=",".join(LANGUAGES))
-    ap.add_argument("--parts", default="main,scaling,ablation,prose,predictor")
+    ap.add_argument("--parts",
+                    default="main,scaling,ablation,prose,largeprose,mixed,predictor")
     ap.add_argument("--queries", type=int, default=1000, help="queries per task (seeded)")
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--force", action="store_true", help="rerun cached tasks")
     ap.add_argument("--no-go-large", action="store_true",
                     help="skip Go at scale (stdlib + modules from the Go module proxy)")
+    ap.add_argument("--stats-only", action="store_true",
+                    help="on cached tasks, add missing statistics but do not measure the "
+                         "default predictor end to end")
     args = ap.parse_args(argv)
     langs = [x for x in args.languages.split(",") if x]
     parts = set(args.parts.split(","))
@@ -147,13 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     existing = OUT / "results.json"
     if existing.is_file():
         results["tasks"] = json.loads(existing.read_text()).get("tasks", {})
+    previous = dict(results["tasks"])
 
     specs: dict[str, Callable[[], tuple[RetrievalTask, str]]] = {}
 
     def run(key: str, make: Callable[[], RetrievalTask], analyzer: str = "standard") -> None:
         specs[key] = lambda: (make(), analyzer)
         results["tasks"][key] = cached_task(cluster, key, make(), analyzer, args.force,
-                                            args.resamples)
+                                            args.resamples, previous.get(key),
+                                            not args.stats_only)
         write(results)
 
     corpora: dict[str, list[Pair]] = {}
@@ -197,6 +238,20 @@ def main(argv: list[str] | None = None) -> int:
                 run(key, partial(make_prose, args.queries, log))
             except (FileNotFoundError, RuntimeError) as exc:
                 log(f"{key}: skipped, corpus not available ({exc})")
+    if "largeprose" in parts or "mixed" in parts:
+        from qidf_research.sources import debian_prose as dp
+
+        wanted = [c for c in dp.LARGE_PROSE if "largeprose" in parts]
+        wanted += ["mixed"] if "mixed" in parts else []
+        for corpus in wanted:
+            try:
+                prose_pairs = dp.load(corpus, log)
+            except (FileNotFoundError, RuntimeError, subprocess.CalledProcessError) as exc:
+                log(f"{corpus}: skipped, corpus not available ({exc})")
+                continue
+            for key, size in dp.task_keys(corpus, len(prose_pairs)):
+                chosen = prose_pairs if size is None else dp.nested(prose_pairs, size)
+                run(key, partial(dp.task, key, chosen, args.queries))
     if "predictor" in parts:
         from qidf_research.predictor_protocol import fit_and_measure
 

@@ -9,7 +9,9 @@ index goes back to built-in BM25 at the end.
 from __future__ import annotations
 
 import json
+import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +28,10 @@ from qidf_ctl.evaluation.tokens import counter as token_counter
 from qidf_ctl.progress import Progress, quiet
 from qidf_ctl.similarity import QlogParams
 from qidf_ctl.stats import densities, per_doc
+from qidf_ctl.stats.hapax_terms import hapax_terms
+from qidf_ctl.stats.query_sample import ANALYSED_QUERIES, analysed_shares, sample_ids
+from qidf_ctl.stats.source_sample import SOURCE_SAMPLE
+from qidf_ctl.stats.text_shape import text_shape
 
 PREFIX = "qidf-bench-"
 
@@ -51,8 +57,29 @@ ANALYZERS: dict[str, dict[str, Any] | None] = {"standard": None, "identifier": I
 PRODUCT_DENSITIES = {"h_occ": "tokens", "h_vocab": "vocab", "h_types_df1": "types_per_token"}
 
 
+def shape_stats(corpus: Mapping[str, str], queries: Mapping[str, str] | None,
+                seed: int = 0) -> dict[str, float]:
+    """The text-shape candidates (qidf_ctl.stats.text_shape) of a seeded sample of the
+    corpus (``src_*``, SOURCE_SAMPLE documents, as ``stats`` reads ``_source``) and of the
+    queries (``q_*``, the product's own query sample)."""
+    ids = sorted(corpus)
+    if len(ids) > SOURCE_SAMPLE:
+        ids = sorted(random.Random(seed).sample(ids, SOURCE_SAMPLE))
+    out = {f"src_{k}": v for k, v in _shape(text_shape([corpus[i] for i in ids])).items()}
+    if queries:
+        shape = text_shape([queries[i] for i in sample_ids(queries, seed=seed)])
+        out |= {f"q_{k}": v for k, v in _shape(shape).items()}
+    return out
+
+
+def _shape(shape: Any) -> dict[str, float]:
+    return {"code_like_share": shape.code_like_share, "code_punctuation": shape.code_punctuation,
+            "identifier_words": shape.identifier_words, "mean_words": shape.mean_words}
+
+
 def corpus_stats(cluster: Cluster, index: str, ids: list[str],
-                 query_terms: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, float]:
+                 query_terms: Mapping[str, Mapping[str, int]] | None = None,
+                 queries: Mapping[str, str] | None = None) -> dict[str, float]:
     """Candidate hapax densities of the indexed field, exact (one shard, no deletes).
 
     Read with ``_mtermvectors`` (term_statistics gives each term's df and ttf), so the
@@ -63,7 +90,10 @@ def corpus_stats(cluster: Cluster, index: str, ids: list[str],
 
     With a sample of analysed queries (no judgements needed), two query-side densities:
     ``hq_occ``, the share of query tokens whose term has df = 1 in the corpus, and
-    ``hq_matched``, the same share among query tokens the corpus has at all (df >= 1).
+    ``hq_matched``, the same share among query tokens the corpus has at all (df >= 1);
+    given the query texts too, the product's analysed query statistics on its own sample
+    (``query_tokens``, ``query_hapax_share``, ``query_unseen_share``). The shapes of the
+    df = 1 terms (``hapax_*``) go through the product's definitions as well.
     """
     vocab: dict[str, int] = {}
     df_of: dict[int, int] = {}
@@ -99,7 +129,14 @@ def corpus_stats(cluster: Cluster, index: str, ids: list[str],
         known = sum(n for counts_ in query_terms.values() for t, n in counts_.items()
                     if t in vocab) or 1
         query = {"hq_occ": one / total, "hq_matched": one / known}
+        if queries:
+            chosen = sample_ids(queries)[:ANALYSED_QUERIES]
+            df_map = {t: df_of[vocab[t]] for c in query_terms.values() for t in c if t in vocab}
+            query |= analysed_shares([Counter(dict(query_terms[i])) for i in chosen], df_map)
+    words = list(vocab)
+    shapes = hapax_terms(words, df).__dict__
     return {**query,
+            **{k: float(v) for k, v in shapes.items() if k != "terms"},
             "docs": float(len(ids)),
             "vocabulary": float(len(vocab)),
             "tokens": float(tokens),
@@ -107,6 +144,11 @@ def corpus_stats(cluster: Cluster, index: str, ids: list[str],
             "h_ttf1": float(np.count_nonzero(ttf == 1)) / (len(vocab) or 1),
             "h_occ_ttf1": float(np.count_nonzero(ttf == 1)) / tokens,
             }
+
+
+def predicted_label(predictor: str, with_queries: bool) -> str:
+    """The point label of a predictor measured end to end, with or without a query sample."""
+    return f"{predictor}+queries" if with_queries else predictor
 
 
 @dataclass
@@ -183,16 +225,20 @@ class TaskRunner:
                                          seed=self.seed)
         return Point(label, q, scored.mean, boot.p_value, boot.sign_flip_share)
 
-    def measure_predicted(self, predictor: str) -> tuple[Point, dict[str, Any]]:
-        """The q a user gets from ``qidf apply --q auto --predictor NAME``: the product's own
+    def measure_predicted(self, predictor: str, with_queries: bool = False
+                          ) -> tuple[Point, dict[str, Any]]:
+        """The q a user gets from ``qidf apply --q auto --predictor NAME`` (``with_queries``:
+        ``--queries FILE`` holding the task's queries, unlabeled): the product's own
         statistics (exact pass) and predictor on this index, then measured like any q.
         Needs ``measure("bm25", None)`` first (the bootstrap's baseline)."""
         from qidf_ctl.predictors import predict_for_index
+        from qidf_ctl.stats.query_sample import from_texts
 
+        sample = from_texts(self.task.queries, "the task's queries") if with_queries else None
         prediction = predict_for_index(self.cluster, self.index, indexing.FIELD, exact=True,
-                                       predictor=predictor)
-        kept = {k: v for k, v in prediction.as_dict().items() if k != "reason"}
-        return self.measure(predictor, prediction.q), kept
+                                       predictor=predictor, queries=sample)
+        label = predicted_label(predictor, with_queries)
+        return self.measure(label, prediction.q), prediction.as_dict()
 
     def run_sweep(self, grid: tuple[float, ...] = DEFAULT_GRID) -> SweepResult:
         self.progress(f"{self.index}: sweeping {len(grid)} q values")
@@ -211,7 +257,8 @@ def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str
     started = time.monotonic()
     runner = TaskRunner(cluster, task, index, analyzer, progress=progress, **runner_kw)
     runner.prepare()
-    stats = corpus_stats(cluster, index, sorted(task.corpus), runner.terms)
+    stats = corpus_stats(cluster, index, sorted(task.corpus), runner.terms, task.queries)
+    stats |= shape_stats(task.corpus, task.queries)
     sw = runner.run_sweep(grid)
     result = TaskResult(task.name, index, analyzer, len(task.corpus), len(task.queries), stats,
                         sw.as_dict())
@@ -220,9 +267,10 @@ def run_task(cluster: Cluster, task: RetrievalTask, index: str, *, analyzer: str
     for name, predict in (predictors or {}).items():
         result.points.append(runner.measure(name, predict(stats)))
     for name in shipped:
-        point, prediction = runner.measure_predicted(name)
-        result.points.append(point)
-        result.predictions[name] = prediction
+        for with_queries in (False, True):
+            point, prediction = runner.measure_predicted(name, with_queries)
+            result.points.append(point)
+            result.predictions[point.label] = prediction
     result.seconds = time.monotonic() - started
     return result
 

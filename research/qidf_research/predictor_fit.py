@@ -18,6 +18,7 @@ qidf_ctl/stats/ measures on any cluster. Both are then measured on the engine.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -215,8 +216,9 @@ def gate_q(params: dict[str, float], stats: dict[str, float], scale: float = 1.0
 
 
 def is_prose(key: str) -> bool:
-    """The natural-language controls: man pages and the corpora of sources/prose.py."""
-    return key.endswith("-prose")
+    """The natural-language controls: man pages, the corpora of sources/prose.py, and the
+    Debian corpora of sources/debian_prose.py at every size (``debdesc-prose-10k``)."""
+    return re.search(r"-prose(-\d+k)?$", key) is not None
 
 
 def main_tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -156,21 +156,21 @@ def test_sampled_mode_on_three_shards(cluster, go_exact):
 
 def test_paper_predictor_uses_the_token_share(cluster, go_exact):
     p = predict.predict_for_index(cluster, ONE, predictor="paper")
-    assert p.h_tok == go_exact.densities["tokens"] and p.density == "tokens"
-    assert p.q == round(min(1.0, max(0.05, 1 - 7.28 * p.h_tok)), 2)
-    assert p.reason.startswith(f"hapax density {p.h_tok:.3f} -> q {p.q:.2f}")
+    h = p.evidence["tokens"]["value"]
+    assert h == go_exact.densities["tokens"] and p.evidence["tokens"]["name"] == "hapax token share"
+    assert p.q == round(min(1.0, max(0.05, 1 - 7.28 * h)), 2)
+    assert p.reason.startswith(f"hapax token share {h:.3f} -> q {p.q:.2f}")
     assert json.loads(json.dumps(p.record()))["prediction"]["statistics"]["mode"] == "exact"
 
 
-def test_default_predictor_gates_on_size_adjusted_types_per_token(cluster, go_exact):
-    from qidf_ctl.predictors import gate as predictors_fitted
-
+def test_default_predictor_reads_the_raw_text(cluster, go_exact):
+    """Go docstrings are text: without a query sample qidf-content keeps BM25 and says why."""
     p = predict.predict_for_index(cluster, ONE)
-    assert p.predictor == "qidf-gate" and p.h_tok == go_exact.densities["types_per_token"]
-    x = predictors_fitted.size_adjusted(p.h_tok, go_exact.documents)
-    gate = predictors_fitted.GATE_Q
-    assert p.q == (gate if x >= predictors_fitted.GATE_THRESHOLD else 1.0)
-    assert p.q == gate < 1  # the Go stdlib docstrings are identifier-heavy: x is about 0.06
+    assert p.predictor == "qidf-content" and p.q == 1.0 and p.ambiguous
+    shape = p.statistics["source_shape"]
+    assert shape["texts"] == 1000 and shape["code_like_share"] < 0.1
+    assert p.evidence["code_like_documents"]["value"] == shape["code_like_share"]
+    assert go_exact.hapax_terms is not None and 0 < go_exact.hapax_terms.hapax_glued_share < 1
 
 
 # --- edge cases on one index -------------------------------------------------------------------

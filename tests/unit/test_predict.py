@@ -1,5 +1,6 @@
 """Predictors by name: the paper's formula, its clipping and reason line, the record stored by
-``apply --q auto``, and ``qidf predict`` against a fake engine."""
+``apply --q auto``, and ``qidf predict`` (with and without a query sample) against a fake
+engine."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import pytest
 from qidf_ctl import predictors as predict
 from qidf_ctl import stats
 from qidf_ctl.errors import QidfError, UsageError
-from qidf_ctl.predictors import gate as predictors_fitted
 
 from .test_stats import INDEX, SMALL, StatsEngine, fake, run
 
@@ -34,8 +34,11 @@ def test_paper_predictor(h, q, clipped, words):
     p = predict.predict(_field(h), "paper", index=INDEX)
     assert p.q == q and p.clipped is clipped
     assert p.q_formula == pytest.approx(1 - 7.28 * h)
-    assert p.reason.startswith(f"hapax density {h:.3f} -> q {q:.2f}") and words in p.reason
-    assert (p.predictor, p.density, p.h_tok) == ("paper", "tokens", h)
+    assert p.reason.startswith(f"hapax token share {h:.3f} -> q {q:.2f}") and words in p.reason
+    assert p.predictor == "paper" and not p.ambiguous
+    assert p.evidence == {"tokens": {
+        "value": h, "name": "hapax token share",
+        "definition": "share of token occurrences whose term has df = 1"}}
 
 
 def test_q_stays_in_the_documented_range():
@@ -44,12 +47,14 @@ def test_q_stays_in_the_documented_range():
 
 
 def test_registry_takes_a_new_predictor_by_name():
-    predict.register(predict.Predictor(
-        name="test-vocab", density="vocab", formula="q = 1.5 - h_vocab",
-        q_of=lambda h: 1.5 - h, source="unit test"))
+    def decide(f: stats.FieldStats, queries: object) -> predict.Decision:
+        return predict.Decision(1.5 - f.densities["vocab"], "unit test")
+
+    predict.register(predict.Predictor(name="test-vocab", formula="q = 1.5 - h_vocab",
+                                       source="unit test", decide=decide))
     try:
         p = predict.predict(_field(0.1), predictor="test-vocab")
-        assert (p.density, p.h_tok, p.q) == ("vocab", 0.6, 0.9)
+        assert (p.q, p.reason, p.evidence) == (0.9, "unit test", {})
     finally:
         del predict.PREDICTORS["test-vocab"]
 
@@ -57,8 +62,6 @@ def test_registry_takes_a_new_predictor_by_name():
 def test_unknown_names_are_refused():
     with pytest.raises(UsageError, match="unknown predictor 'nope'"):
         predict.get("nope")
-    with pytest.raises(ValueError, match="unknown density"):
-        predict.register(predict.Predictor("bad", "entropy", "", lambda h: h, ""))
 
 
 def test_no_tokens_no_prediction():
@@ -69,8 +72,10 @@ def test_no_tokens_no_prediction():
 def test_record_is_json_and_keeps_the_statistics():
     p = predict.predict(_field(0.05), "paper", index=INDEX)
     record = json.loads(json.dumps(p.record()))["prediction"]
-    assert record["q"] == 0.64 and record["formula"] == "q = 1 - 7.28 * h_tok"
-    assert record["density"] == "tokens" and record["range"] == [0.05, 1.0]
+    assert record["q"] == 0.64
+    assert record["formula"] == "q = 1 - 7.28 * h_tok (h_tok: hapax token share)"
+    assert record["evidence"]["tokens"]["value"] == 0.05 and record["range"] == [0.05, 1.0]
+    assert record["ambiguous"] is False and record["queries"] is None
     assert record["statistics"]["densities"]["vocab"] == 0.6
     assert record["statistics"]["documents"] == 10 and "measured_at" in record
 
@@ -79,9 +84,10 @@ def test_predict_for_index_measures_the_only_text_field():
     messages: list[str] = []
     p = predict.predict_for_index(fake(StatsEngine(SMALL)), "code-alias", predictor="paper",
                                   progress=messages.append)
-    assert (p.index, p.field, p.h_tok) == (INDEX, "text", pytest.approx(5 / 8))
+    assert (p.index, p.field) == (INDEX, "text")
+    assert p.evidence["tokens"]["value"] == pytest.approx(5 / 8)
     assert p.q == 0.05 and p.clipped
-    assert messages == ["measuring the hapax density of code-alias field text", p.reason]
+    assert messages == ["measuring code-alias field text", p.reason]
 
 
 def test_several_text_fields_need_a_choice():
@@ -98,9 +104,11 @@ def test_predict_cli_prints_q_reason_and_statistics(capsys, monkeypatch):
                        StatsEngine(SMALL))
     lines = out.splitlines()
     assert code == 0
-    assert lines[0].startswith("q = 0.05   hapax density 0.625 -> q 0.05 (formula gives")
-    assert "share of token occurrences whose term has df = 1 = 0.6250" in lines[1]
-    assert lines[2] == f"to use it: qidf apply {INDEX} --q 0.05"
+    assert lines[0].startswith("q = 0.05   hapax token share 0.625 -> q 0.05 (formula gives")
+    assert lines[1].startswith("predictor paper: q = 1 - 7.28 * h_tok")
+    assert lines[2] == ("  hapax token share = 0.6250  [tokens: share of token occurrences "
+                        "whose term has df = 1]")
+    assert lines[3] == f"to use it: qidf apply {INDEX} --q 0.05"
 
 
 def test_predict_cli_json(capsys, monkeypatch):
@@ -116,20 +124,70 @@ def test_predict_cli_unknown_predictor_before_any_cluster_call(capsys, monkeypat
     assert code == 2 and out == "" and err.count("\n") == 1 and engine.calls == []
 
 
-def test_default_predictor_is_the_gate():
-    """qidf-gate (benchmarks/retrieval/predictor.md): BM25 for a small, low-density field."""
-    p = predict.predict(_field(0.05), index=INDEX)
-    assert p.predictor == "qidf-gate" and p.density == "types_per_token"
-    assert p.q in (predictors_fitted.GATE_Q, 1.0)
+def test_default_predictor_reads_the_content():
+    """qidf-content (benchmarks/retrieval/predictor.md): the whitespace fake's documents are
+    words, no query sample: a text field, BM25, and the reason says a sample would decide."""
+    p = predict.predict_for_index(fake(StatsEngine(SMALL)), INDEX)
+    assert p.predictor == "qidf-content" == predict.DEFAULT_PREDICTOR
+    assert p.q == 1.0 and p.ambiguous and "--queries FILE would decide" in p.reason
+    assert p.evidence["code_like_documents"]["value"] == 0.0
+    assert p.statistics["source_shape"]["texts"] == 4  # d4 has no text field; d5 is ""
 
 
-def test_gate_keeps_bm25_when_the_analyzer_splits_identifiers(capsys, monkeypatch):
+def test_default_keeps_bm25_when_the_analyzer_splits_identifiers():
     """The probe's answer reaches the prediction, its reason and the recorded statistics."""
-    for splits, q in ((False, None), (True, 1.0)):
+    for splits in (False, True):
         p = predict.predict_for_index(fake(StatsEngine(SMALL, splits_identifiers=splits)), INDEX)
         styles = p.statistics["splits_identifiers"]
         assert styles == (["camelCase", "snake_case"] if splits else [])
-        if q is not None:
-            assert p.q == q and "splits identifiers (camelCase, snake_case)" in p.reason
-        else:
-            assert "splits" not in p.reason
+        assert p.q == 1.0
+        assert ("splits identifiers (camelCase, snake_case)" in p.reason) is splits
+
+
+CODE = {f"d{i}": {"text": f"func f{i}(a int) {{ return a[{i}] + g(a); }}"} for i in range(6)}
+
+
+@pytest.mark.parametrize("queries, q, words", [
+    ("q1\tfunc f(a int) { return g(a); }\nq2\tx := y[0]; z(x)\n", 0.7, "text searched with code"),
+    ("q1\tadd file contents to the index\nq2\tlist directory contents\n", 1.0,
+     "text searched with text"),
+])
+def test_predict_cli_reads_a_query_sample(tmp_path, capsys, monkeypatch, queries, q, words):
+    from qidf_ctl.predictors import content
+
+    path = tmp_path / "queries.tsv"
+    path.write_text(queries)
+    code, out, _ = run(["predict", INDEX, "--queries", str(path), "--json"], capsys,
+                       monkeypatch, StatsEngine(SMALL))
+    payload = json.loads(out)
+    expected = content.Q_CODE_QUERIES if q < 1 else 1.0
+    assert code == 0 and payload["q"] == expected and words in payload["reason"]
+    assert payload["queries"]["queries_in_file"] == 2 and not payload["ambiguous"]
+    assert payload["evidence"]["code_like_queries"]["value"] == (1.0 if q < 1 else 0.0)
+
+
+def test_predict_cli_code_field_needs_no_queries(capsys, monkeypatch):
+    from qidf_ctl.predictors import content
+
+    code, out, _ = run(["predict", INDEX], capsys, monkeypatch, StatsEngine(CODE))
+    assert code == 0
+    assert out.startswith(f"q = {content.Q_CODE_CORPUS:.2f}   100% of 6 sampled documents "
+                          "look like code")
+
+
+def test_predict_cli_a_missing_query_file_is_one_line(tmp_path, capsys, monkeypatch):
+    engine = StatsEngine(SMALL)
+    code, out, err = run(["predict", INDEX, "--queries", str(tmp_path / "nope.jsonl")],
+                         capsys, monkeypatch, engine)
+    assert code == 5 and out == "" and err.count("\n") == 1 and "not found" in err
+    assert engine.calls == []  # checked before any cluster call
+
+
+def test_apply_reads_queries_only_with_q_auto(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "q.tsv"
+    path.write_text("q1\tfind the value\n")
+    engine = StatsEngine(SMALL)
+    code, out, err = run(["apply", INDEX, "--q", "0.3", "--queries", str(path)], capsys,
+                         monkeypatch, engine)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--queries is read only with --q auto" in err and engine.calls == []

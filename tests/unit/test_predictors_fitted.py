@@ -1,4 +1,5 @@
-"""The fitted predictors sit beside the paper's and map their statistics as documented."""
+"""The fitted predictors sit beside the paper's and map their statistics as documented:
+qidf-gate, the default before the large-prose study, kept as an option."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from qidf_ctl.predictors.gate import q_gate, size_adjusted
 
 
 def test_registered_beside_the_paper():
-    assert set(predict.PREDICTORS) == {"paper", "qidf-gate"}
+    assert set(predict.PREDICTORS) == {"paper", "qidf-gate", "qidf-content"}
     assert predict.get("qidf-gate") is predictors_fitted.GATED
 
 
@@ -41,21 +42,24 @@ def test_gate_on_measured_corpora(h, n, q):
     assert q_gate(h, n) == q
 
 
+def _fs(h: float, n: float, splits: list[str] | None) -> SimpleNamespace:
+    return SimpleNamespace(densities={"types_per_token": h}, intervals={}, documents=n,
+                           splits_identifiers=splits, field="text")
+
+
 def test_a_field_whose_analyzer_splits_identifiers_keeps_bm25():
     """Ruby docstrings under an identifier-splitting analyzer: x above the gate, yet q = 0.6
     lost 0.043 NDCG@10 there; the analyzer, not the density, decides."""
-    def fs(splits):
-        return SimpleNamespace(densities={"types_per_token": 0.0204}, documents=12_211.0,
-                               splits_identifiers=splits)
     assert q_gate(0.0204, 12_211) == GATE
-    assert predictors_fitted.GATED.q_of_stats(fs(["camelCase"])) == 1.0  # type: ignore
-    assert predictors_fitted.GATED.q_of_stats(fs([])) == GATE  # type: ignore
-    assert predictors_fitted.GATED.q_of_stats(fs(None)) == GATE  # type: ignore
+    assert predictors_fitted.decide(_fs(0.0204, 12_211, ["camelCase"]), None).q == 1.0  # type: ignore[arg-type]
+    assert predictors_fitted.decide(_fs(0.0204, 12_211, []), None).q == GATE  # type: ignore[arg-type]
+    assert predictors_fitted.decide(_fs(0.0204, 12_211, None), None).q == GATE  # type: ignore[arg-type]
 
 
-def test_gated_predictor_reads_field_stats():
-    stats = SimpleNamespace(densities={"types_per_token": 0.0221}, documents=8_754.0,
-                            splits_identifiers=[])
-    assert predictors_fitted.GATED.q_of_stats(stats) == GATE  # type: ignore[arg-type,misc]
-    assert predict.PREDICTORS["qidf-gate"] is predictors_fitted.GATED
-    assert predict.DEFAULT_PREDICTOR == "qidf-gate"
+def test_gate_reason_names_the_size_adjusted_density():
+    d = predictors_fitted.decide(_fs(0.0131, 52_850, []), None)  # type: ignore[arg-type]
+    assert d.q == GATE  # the issue's 52,850-document prose index: x 0.021 crosses the gate
+    assert d.reason.startswith("size-adjusted hapax terms per token x = 0.0212 (hapax terms "
+                               "per token 0.0131 at N = 52,850), at or above the gate 0.0165")
+    assert set(d.evidence) == {"types_per_token", "x"}
+    assert d.evidence["x"].name != d.evidence["types_per_token"].name

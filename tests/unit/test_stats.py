@@ -137,6 +137,10 @@ class StatsEngine:
             ids.sort(key=lambda i: -len(self.docs[i].get("text") or ""))
         else:
             assert body["sort"] == ["_doc"]
+        if isinstance(body.get("_source"), list):  # the raw-text sample: one page, no scroll
+            return {"hits": {"hits": [
+                {"_id": i, "_source": {k: self.docs[i][k] for k in body["_source"]
+                                       if k in self.docs[i]}} for i in ids[:body["size"]]]}}
         hits = [{"_id": i, **({"_routing": self.routing[i]} if i in self.routing else {})}
                 for i in ids]
         assert "scroll" in params
@@ -465,15 +469,27 @@ def test_stats_json_is_one_object(capsys, monkeypatch):
     code, out, _ = run(["stats", INDEX, "--json"], capsys, monkeypatch, StatsEngine(SMALL))
     payload = json.loads(out)
     assert code == 0 and payload["mode"] == "exact"
-    assert payload["predictor"]["density"] == "types_per_token"  # qidf-gate, the default
+    assert payload["predictor"]["name"] == "qidf-content"  # the default
     assert payload["fields"][0]["densities"]["tokens"] == pytest.approx(5 / 8)
+    names = payload["statistics"]
+    assert names["densities"]["tokens"]["name"] == "hapax token share"
+    assert names["densities"]["types_per_token"]["name"] == "hapax terms per token"
+    every = [v["name"] for group in names.values() for v in group.values()]
+    assert len(every) == len(set(every))  # no two statistics share a name
+    shape = payload["fields"][0]["source_shape"]
+    assert shape["texts"] == 4 and shape["code_like_share"] == 0.0
+    assert payload["fields"][0]["hapax_terms"]["terms"] == 4  # b, c, d, e
 
 
-def test_stats_human_output_names_the_predictors_density(capsys, monkeypatch):
+def test_stats_human_output_names_every_density(capsys, monkeypatch):
     code, out, _ = run(["stats", INDEX], capsys, monkeypatch, StatsEngine(SMALL))
     assert code == 0
-    assert "types_per_token (h_tok)" in out and "reads h_tok = 'types_per_token'" in out
-    assert "df and N count live documents" in out
+    flat = " ".join(re.sub(r"[│┃]", " ", out).split())  # the tables may wrap long cells
+    for key in stats.NAMES:
+        assert key in flat
+    assert "hapax token share" in flat and "hapax terms per token" in flat
+    assert "hapax density" not in flat and "glued" in flat and "look like code" in flat
+    assert "df and N count live documents" in out and "Default predictor qidf-content" in out
     assert "analyzer splits identifiers no: identifiers stay whole" in out
 
 

@@ -1,0 +1,105 @@
+"""qidf-content, the default predictor: leave BM25 only on clear evidence of code search.
+
+q-log helps when rare identifiers carry the match: code searched with text (docstrings ->
+functions) or text searched with code (functions -> docstrings). It costs a little on text
+searched with text. So the predictor asks two questions, each answered by a share of
+sampled raw texts that look like code (``stats.text_shape``), never by a density and never
+by the index's size:
+
+1. Is the field code? The share of a seeded sample of documents (``_source``) that look like
+   code. Clearly code (>= CODE_CORPUS_MIN): q = Q_CODE_CORPUS.
+2. If the field is clearly text (<= TEXT_CORPUS_MAX): is it searched with code? That needs
+   an unlabeled query sample (``--queries FILE``): clearly code queries (>= CODE_QUERIES_MIN)
+   give q = Q_CODE_QUERIES, clearly text queries (<= TEXT_QUERIES_MAX) keep BM25. Without a
+   sample the field may be docstrings searched with code (which gain) or prose searched with
+   prose (which does not): the corpus cannot tell them apart, so BM25 stays and the reason
+   says a query sample would decide.
+
+Anything between the bounds is ambiguous (a mixed field, a mixed query log): BM25 stays and
+the decision says so. A field whose analyzer already splits identifiers keeps BM25 too
+(``analyzer_probe``; such fields lose at lower q). Every bound is a share of a sample of
+about a thousand texts, read the same way at any index size; the bounds and levels are
+fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from qidf_ctl.predictors.base import Decision, Evidence, Predictor, register
+from qidf_ctl.predictors.evidence import code_like
+
+if TYPE_CHECKING:
+    from qidf_ctl.stats import FieldStats
+    from qidf_ctl.stats.query_sample import QuerySample
+
+CODE_CORPUS_MIN = 0.70
+TEXT_CORPUS_MAX = 0.43
+CODE_QUERIES_MIN = 0.70
+TEXT_QUERIES_MAX = 0.35
+Q_CODE_CORPUS = 0.6
+Q_CODE_QUERIES = 0.7
+Q_BM25 = 1.0
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
+    evidence: dict[str, Evidence] = {}
+    shape = field_stats.source_shape
+    if field_stats.splits_identifiers:
+        return Decision(Q_BM25, (
+            f"the analyzer already splits identifiers ({', '.join(field_stats.splits_identifiers)})"
+            " -> q 1.00: rare identifiers are no longer one-off tokens, BM25 stays"))
+    if shape is None or not shape.texts or not shape.mean_words:
+        return Decision(Q_BM25, "the field's raw text could not be read (no _source?) -> q "
+                        "1.00: nothing shows code, BM25 stays (ambiguous)", ambiguous=True)
+    docs = code_like(shape, "documents")
+    evidence["code_like_documents"] = docs
+    share = docs.value
+    if share >= CODE_CORPUS_MIN:
+        return Decision(Q_CODE_CORPUS, (
+            f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "
+            f"{Q_CODE_CORPUS:.2f}: a code field, rare identifiers deserve more weight than "
+            "BM25 gives"), evidence=evidence)
+    if share > TEXT_CORPUS_MAX:
+        return Decision(Q_BM25, (
+            f"{_pct(share)} of {shape.texts:,} sampled documents look like code: neither "
+            f"clearly code (>= {_pct(CODE_CORPUS_MIN)}) nor text (<= {_pct(TEXT_CORPUS_MAX)})"
+            " -> q 1.00: BM25 stays (ambiguous: a mixed field)"), ambiguous=True,
+            evidence=evidence)
+    text = f"{_pct(share)} of {shape.texts:,} sampled documents look like code: a text field"
+    if queries is None:
+        return Decision(Q_BM25, (
+            f"{text} (prose or docstrings) -> q 1.00: BM25 stays (ambiguous: docstrings "
+            f"searched with code gain at q {Q_CODE_QUERIES:g}, prose does not; --queries FILE "
+            "would decide)"), ambiguous=True, evidence=evidence)
+    asked = code_like(queries.shape, "queries")
+    evidence["code_like_queries"] = asked
+    qs = asked.value
+    searched = f"{_pct(qs)} of {queries.shape.texts:,} sampled queries look like code"
+    if qs >= CODE_QUERIES_MIN:
+        return Decision(Q_CODE_QUERIES, (
+            f"{text}, {searched}: text searched with code -> q {Q_CODE_QUERIES:.2f}: rare "
+            "identifiers deserve more weight than BM25 gives"), evidence=evidence)
+    if qs <= TEXT_QUERIES_MAX:
+        return Decision(Q_BM25, (
+            f"{text}, {searched}: text searched with text -> q 1.00: BM25 is right here"),
+            evidence=evidence)
+    return Decision(Q_BM25, (
+        f"{text}, {searched}: neither clearly code (>= {_pct(CODE_QUERIES_MIN)}) nor text "
+        f"(<= {_pct(TEXT_QUERIES_MAX)}) -> q 1.00: BM25 stays (ambiguous: a mixed query "
+        "log)"), ambiguous=True, evidence=evidence)
+
+
+CONTENT = register(Predictor(
+    name="qidf-content",
+    formula=(f"q = 1 if the analyzer splits identifiers; q = {Q_CODE_CORPUS:g} if >= "
+             f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code; if <= "
+             f"{_pct(TEXT_CORPUS_MAX)} do and a query sample is given, q = {Q_CODE_QUERIES:g} "
+             f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code; else q = 1"),
+    source="fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md)",
+    decide=decide,
+))

@@ -1,0 +1,102 @@
+"""What raw text looks like: code, or prose. Read from a sample of documents or of queries.
+
+Why raw text and not the index's terms: the analyzer lowercases and splits, so a term list
+cannot tell ``getValue()`` from "get value". Code has braces, brackets, semicolons,
+assignments and calls (``name(`` with no space); prose has almost none of them, and its
+parentheses follow a space ("(development files)"). Docstrings are prose that mention
+identifiers. A text looks like code when its **code punctuation share**, the characters
+``{ } [ ] ; = < >`` plus two for every call parenthesis (a letter, digit or underscore right
+before ``(``), per non-space character, is at least ``CODE_TEXT_MIN``.
+
+Every statistic here is a share over sampled texts or words: it estimates a property of
+the population the sample was drawn from and has no size term, so an index of 10^3 or 10^7
+documents is read the same way.
+
+How these shares separate code, docstrings and prose on the benchmark's corpora, and the
+thresholds the default predictor uses: benchmarks/retrieval/predictor.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CODE_CHARS = frozenset("{}[];=<>")
+CALL = re.compile(r"[A-Za-z0-9_]\(")
+CODE_TEXT_MIN = 0.03
+# A whitespace-separated word shaped like an identifier: snake_case, camelCase, a dotted or
+# ::/-> path, or a call.
+IDENTIFIER_WORD = re.compile(
+    r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z_]\.[A-Za-z_]|::|->|[A-Za-z0-9_]\(")
+
+DEFINITIONS: dict[str, tuple[str, str]] = {
+    "code_like_share": (
+        "share of texts that look like code",
+        f"texts whose code punctuation ({{ }} [ ] ; = < >, and 2 per call parenthesis "
+        f"'name(') is at least {CODE_TEXT_MIN:g} of their non-space characters"),
+    "code_punctuation": (
+        "mean code punctuation share",
+        "per-text share of non-space characters that are code punctuation, averaged"),
+    "identifier_words": (
+        "identifier-shaped word share",
+        "share of whitespace-separated words that are snake_case, camelCase, a.b, a::b, a->b "
+        "or name("),
+}
+
+
+def code_punctuation_share(text: str) -> float:
+    """Code punctuation per non-space character (0 for an empty text)."""
+    non_space = sum(1 for c in text if not c.isspace())
+    if not non_space:
+        return 0.0
+    marks = sum(1 for c in text if c in CODE_CHARS) + 2 * len(CALL.findall(text))
+    return marks / non_space
+
+
+def looks_like_code(text: str) -> bool:
+    return code_punctuation_share(text) >= CODE_TEXT_MIN
+
+
+@dataclass(frozen=True)
+class TextShape:
+    """Shape statistics of a sample of texts (documents' field values, or queries)."""
+
+    texts: int
+    code_like_share: float
+    code_like_interval: tuple[float, float]  # Wilson 95%, for the sample's size
+    code_punctuation: float
+    identifier_words: float
+    mean_words: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {**self.__dict__, "code_like_interval": list(self.code_like_interval)}
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a share (no interval without texts)."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def text_shape(texts: Sequence[str]) -> TextShape:
+    """The shape of ``texts`` (empty texts count: an empty field value is not code)."""
+    n = len(texts)
+    shares = [code_punctuation_share(t) for t in texts]
+    code = sum(1 for s in shares if s >= CODE_TEXT_MIN)
+    words = [w for t in texts for w in t.split()]
+    ident = sum(1 for w in words if IDENTIFIER_WORD.search(w))
+    return TextShape(
+        texts=n,
+        code_like_share=code / n if n else math.nan,
+        code_like_interval=wilson(code, n),
+        code_punctuation=sum(shares) / n if n else math.nan,
+        identifier_words=ident / len(words) if words else math.nan,
+        mean_words=len(words) / n if n else math.nan,
+    )

@@ -1,0 +1,92 @@
+"""qidf-content on the real engine and real Go: docstrings (text) searched with code or with
+text, Go functions (code), the query sample through ``predict --queries`` and ``apply --q
+auto --queries``, and the predictor's own added cost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from qidf_ctl import install
+from qidf_ctl import predictors as predict
+from qidf_ctl.demo import shipped_corpus
+from qidf_ctl.evaluation import indexing
+from qidf_ctl.evaluation.files import write_queries
+from qidf_ctl.evaluation.pairs import load_pairs
+from qidf_ctl.predictors import content
+from qidf_ctl.stats.query_sample import from_texts
+
+pytestmark = pytest.mark.integration
+
+CODE_INDEX = "qidf-it-go-code"
+
+
+@pytest.fixture(scope="module")
+def code_index(cluster) -> str:
+    """3,000 Go functions (the shipped corpus's code side): a code field."""
+    pairs = load_pairs(shipped_corpus("go"))[:3000]
+    indexing.ensure_index(cluster, CODE_INDEX, {p.id: p.code for p in pairs})
+    return CODE_INDEX
+
+
+def test_docstrings_need_a_query_sample(cluster, parity_index, go_task):
+    without = predict.predict_for_index(cluster, parity_index)
+    assert without.q == 1.0 and without.ambiguous and "--queries FILE" in without.reason
+    code_queries = from_texts(go_task.queries, "code")
+    with_code = predict.predict_for_index(cluster, parity_index, queries=code_queries)
+    assert with_code.q == content.Q_CODE_QUERIES and not with_code.ambiguous
+    assert with_code.evidence["code_like_queries"]["value"] > content.CODE_QUERIES_MIN
+    docstrings = dict(list(go_task.corpus.items())[:300])  # text searched with text
+    with_text = predict.predict_for_index(cluster, parity_index,
+                                          queries=from_texts(docstrings, "docstrings"))
+    assert with_text.q == 1.0 and not with_text.ambiguous
+    assert "text searched with text" in with_text.reason
+
+
+def test_code_needs_no_query_sample(cluster, code_index):
+    p = predict.predict_for_index(cluster, code_index)
+    assert p.q == content.Q_CODE_CORPUS and not p.ambiguous
+    assert p.evidence["code_like_documents"]["value"] >= content.CODE_CORPUS_MIN
+
+
+def test_the_raw_text_sample_costs_one_search(cluster, parity_index):
+    from qidf_ctl.stats.read import has_field_query
+    from qidf_ctl.stats.source_sample import source_texts
+
+    started = time.monotonic()
+    texts = source_texts(cluster, parity_index, "text", has_field_query(["text"]))
+    assert len(texts) == 1000 and time.monotonic() - started < 10
+    assert texts == source_texts(cluster, parity_index, "text", has_field_query(["text"]))
+
+
+def _qidf(*args: str, url: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "qidf_ctl", *args, "--json"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "QIDF_URL": url})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_cli_query_sample_reaches_the_record(cluster, parity_index, go_task, engine_url,
+                                             tmp_path):
+    path = tmp_path / "queries.jsonl"
+    write_queries(go_task.queries, path)
+    predicted = _qidf("predict", parity_index, "--queries", str(path), url=engine_url)
+    assert predicted["q"] == content.Q_CODE_QUERIES
+    assert predicted["queries"]["queries_in_file"] == len(go_task.queries)
+    try:
+        _qidf("apply", parity_index, "--q", "auto", "--queries", str(path), "--mode", "script",
+              url=engine_url)
+        shown = install.show(cluster, parity_index)
+        assert shown["params"]["q"] == content.Q_CODE_QUERIES
+        recorded = shown["record"]["installed"]["prediction"]
+        assert recorded["evidence"]["code_like_queries"] == predicted["evidence"][
+            "code_like_queries"]
+        assert recorded["queries"]["source"] == str(path)
+    finally:
+        install.revert(cluster, parity_index)
