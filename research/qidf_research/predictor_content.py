@@ -67,7 +67,12 @@ SMALL_PROSE = ("manpages", "gitman", "perlpod", "pydoc", "pgdoc", "kerneldoc")
 def is_training(r: Row) -> bool:
     """The tasks measured before this study: every language's, and the six small controls
     (the Debian corpora and the mixed index are held out)."""
-    return r["language"] in LANGUAGES + SMALL_PROSE
+    return training_key(r["key"])
+
+
+def training_key(key: str) -> bool:
+    language = "go" if key.startswith("go-") else key.split("-")[0]
+    return language in LANGUAGES + SMALL_PROSE
 
 
 # --- fitting ------------------------------------------------------------------------------
@@ -153,10 +158,15 @@ def fit_split(asked: list[Row], stat: str) -> Params:
 
 def fit_gate(text: list[Row], stat: str) -> Params:
     """F2: on text fields without queries, q_d when ``stat`` >= g (10% margin for the safety
-    corpora); docstring main tasks for recovery, every text corpus for safety."""
+    corpora); docstring main tasks for recovery, every text corpus for safety. The gate must
+    lie above every prose control with the margin (the amendment in predictor.md): a gate
+    that prose crosses is a floor under every text field, not evidence of docstrings."""
     mains = [r for r in text if r["kind"] == "docstring" and r["main"]]
+    prose = [r["stats"][stat] * (1 + BAND) for r in text if r["kind"] == "prose"]
+    floor = max(prose) if prose else -math.inf
     xs = sorted({r["stats"][stat] * m for r in text for m in (1 - BAND, 1.0, 1 + BAND)})
-    gates = [(a + b) / 2 for a, b in itertools.pairwise(xs)] + [xs[-1] * 2]
+    gates = [g for g in [(a + b) / 2 for a, b in itertools.pairwise(xs)] + [xs[-1] * 2]
+             if g > floor]
     scored = []
     for g in gates:
         above_rec = [r for r in mains if r["stats"][stat] >= g]

@@ -152,9 +152,17 @@ def fit_and_measure(cluster: Any, results: dict[str, Any],
     """The predictor study from the engine's sweep curves (bench_retrieval's "predictor"
     part). The shipped default is already measured end to end on every task (its point);
     here only curves are read, so nothing is installed."""
+    from qidf_research.predictor_content import study as content_study
+    from qidf_research.predictor_content import training_key
+
     del cluster, specs, args
-    study = {"protocol": protocol(results),
-             "candidates": evaluate_candidates(results, list(TRAIN + TEST))}
+    # The earlier studies read the tasks they were written for; the large-prose study reads
+    # everything (its held-out corpora included).
+    before = {**results, "tasks": {k: t for k, t in results["tasks"].items()
+                                   if training_key(k)}}
+    study = {"protocol": protocol(before),
+             "candidates": evaluate_candidates(before, list(TRAIN + TEST)),
+             "content": content_study(results)}
     refit = study["protocol"]["refit"]
     log(f"predictor: shipped gate out of sample "
         f"{study['protocol']['out_of_sample']['recovery_new_languages']}; refit LOLO "
