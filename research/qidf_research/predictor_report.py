@@ -11,9 +11,10 @@ from typing import Any
 DEFAULT = "qidf-content"
 WITH = f"{DEFAULT}+queries"
 BEFORE = "qidf-gate"
-LARGE = ("debdesc", "debman", "debmulti")
+LARGE = ("debdesc", "debman", "debdocs", "debmulti")
 NAMES = {"debdesc": "Debian package descriptions (summary -> long description)",
          "debman": "man pages of 6,408 Debian packages (NAME summary -> DESCRIPTION)",
+         "debdocs": "both in one index",
          "debmulti": "both, plus the descriptions in seven more languages (one index)"}
 
 
