@@ -127,11 +127,12 @@ def test_analysed_query_shares():
 
 
 def _field(code_share: float, documents: float = 10_000, splits: list[str] | None = None,
-           texts: int = 1000) -> SimpleNamespace:
+           texts: int = 1000, glued: float = 0.05) -> SimpleNamespace:
     shape = SimpleNamespace(texts=texts, code_like_share=code_share,
                             code_like_interval=(code_share, code_share), mean_words=20.0)
     return SimpleNamespace(source_shape=shape, splits_identifiers=splits or [],
-                           documents=documents, field="text")
+                           documents=documents, field="text",
+                           hapax_terms=SimpleNamespace(hapax_glued_share=glued))
 
 
 def _queries(code_share: float) -> SimpleNamespace:
@@ -168,6 +169,20 @@ def test_decision_on_every_side_of_the_bounds(docs, queries, q, ambiguous, words
     assert "\n" not in d.reason and len(d.reason) < 300  # one line
     assert "code_like_documents" in d.evidence
     assert ("code_like_queries" in d.evidence) is (queries is not None and docs <= TEXT_DOCS)
+
+
+def test_glued_df1_terms_read_as_docstrings_without_a_query_sample():
+    glued = content.DOCSTRING_GATE
+    d = _decide(_field(0.01, glued=glued))
+    assert (d.q, d.ambiguous) == (content.Q_DOCSTRINGS, False)
+    assert "glued words" in d.reason and "docstrings" in d.reason
+    assert d.evidence["hapax_glued_share"].value == glued
+    below = _decide(_field(0.01, glued=glued * 0.99))
+    assert below.q == 1.0 and below.ambiguous
+    with_text_queries = _decide(_field(0.01, glued=0.9), _queries(0.0))  # the sample decides
+    assert with_text_queries.q == 1.0 and not with_text_queries.ambiguous
+    mixed = _decide(_field(MIDDLE_DOCS, glued=0.9))
+    assert mixed.q == 1.0 and mixed.ambiguous
 
 
 @pytest.mark.parametrize("documents", [1_000, 52_850, 1_000_000, 10_000_000])
