@@ -12,10 +12,9 @@ by the index's size:
    an unlabeled query sample (``--queries FILE``): clearly code queries (>= CODE_QUERIES_MIN)
    give q = Q_CODE_QUERIES, clearly text queries (<= TEXT_QUERIES_MAX) keep BM25. Without a
    sample the field may be docstrings searched with code (which gain) or prose searched with
-   prose (which does not). If many of its df = 1 terms are ordinary words glued together
-   (``getvalue``: the ``hapax_glued_share`` of stats.hapax_terms, >= DOCSTRING_GATE), it reads
-   as docstrings: q = Q_DOCSTRINGS. Otherwise BM25 stays and the reason says a query sample
-   would decide.
+   prose (which does not): no statistic of the corpus told them apart at every size (a gate
+   on the glued share of df = 1 terms did on the training corpora and failed on prose of 10K+
+   documents), so BM25 stays and the reason says a query sample would decide.
 
 Anything between the bounds is ambiguous (a mixed field, a mixed query log): BM25 stays and
 the decision says so. A field whose analyzer already splits identifiers keeps BM25 too
@@ -30,7 +29,6 @@ from typing import TYPE_CHECKING
 
 from qidf_ctl.predictors.base import Decision, Evidence, Predictor, register
 from qidf_ctl.predictors.evidence import code_like
-from qidf_ctl.stats.hapax_terms import DEFINITIONS as HAPAX_TERMS
 
 if TYPE_CHECKING:
     from qidf_ctl.stats import FieldStats
@@ -45,9 +43,6 @@ CODE_QUERIES_MIN = 0.606
 TEXT_QUERIES_MAX = 0.496
 Q_CODE_CORPUS = 0.6
 Q_CODE_QUERIES = 0.7
-DOCSTRING_STAT = "hapax_glued_share"
-DOCSTRING_GATE = 0.112
-Q_DOCSTRINGS = 0.7
 Q_BM25 = 1.0
 
 
@@ -80,14 +75,6 @@ def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
             " -> q 1.00: BM25 stays (ambiguous: a mixed field)"), ambiguous=True,
             evidence=evidence)
     text = f"{_pct(share)} of {shape.texts:,} sampled documents look like code: a text field"
-    glued = getattr(getattr(field_stats, "hapax_terms", None), DOCSTRING_STAT, None)
-    if queries is None and glued is not None and glued >= DOCSTRING_GATE:
-        name, definition = HAPAX_TERMS[DOCSTRING_STAT]
-        evidence[DOCSTRING_STAT] = Evidence(glued, name, definition)
-        return Decision(Q_DOCSTRINGS, (
-            f"{text}, {_pct(glued)} of its df = 1 terms are glued words (>= "
-            f"{_pct(DOCSTRING_GATE)}): docstrings -> q {Q_DOCSTRINGS:.2f} (a query sample "
-            "would confirm)"), evidence=evidence)
     if queries is None:
         return Decision(Q_BM25, (
             f"{text} (prose or docstrings) -> q 1.00: BM25 stays (ambiguous: docstrings "
@@ -115,10 +102,8 @@ CONTENT = register(Predictor(
     name="qidf-content",
     formula=(f"q = 1 if the analyzer splits identifiers; q = {Q_CODE_CORPUS:g} if >= "
              f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code; if <= "
-             f"{_pct(TEXT_CORPUS_MAX)} do: with a query sample, q = {Q_CODE_QUERIES:g} if >= "
-             f"{_pct(CODE_QUERIES_MIN)} of the queries look like code; without, q = "
-             f"{Q_DOCSTRINGS:g} if >= {_pct(DOCSTRING_GATE)} of the df = 1 terms are glued "
-             "words; else q = 1"),
+             f"{_pct(TEXT_CORPUS_MAX)} do and a query sample is given, q = {Q_CODE_QUERIES:g} "
+             f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code; else q = 1"),
     source="fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md)",
     decide=decide,
 ))

@@ -273,29 +273,58 @@ def admissible(rep: dict[str, Any]) -> bool:
                for m in ("with_queries", "without_queries"))
 
 
+def _choose(f1: dict[str, Any], f2: dict[str, Any], f3: dict[str, Any]) -> dict[str, Any]:
+    """The protocol's rules 1-2: a richer family replaces F1's part only if admissible and
+    at least PARSIMONY better there."""
+    chosen: dict[str, Any] = {"doc_stat": None, "query_stat": None}
+    if not admissible(f1):
+        return chosen
+    base = f1["lolo"]
+    for s, rep in f2.items():
+        gain = (rep["lolo"]["without_queries"]["mean"] or 0) - base["without_queries"]["mean"]
+        if admissible(rep) and gain >= PARSIMONY and gain > chosen.get("doc_gain", 0):
+            chosen |= {"doc_stat": s, "doc_gain": gain}
+    for s, rep in f3.items():
+        gain = (rep["lolo"]["with_queries"]["mean"] or 0) - base["with_queries"]["mean"]
+        if admissible(rep) and gain >= PARSIMONY and gain > chosen.get("query_gain", 0):
+            chosen |= {"query_stat": s, "query_gain": gain}
+    return chosen
+
+
+def held_out_failures(p: Params, rows: list[Row]) -> list[dict[str, Any]]:
+    """Rule 4's test read off the curves: every held-out corpus more than MAX_LOSS below BM25
+    under ``p``, with what decided its q."""
+    out = []
+    for r in rows:
+        if is_training(r):
+            continue
+        for mode, wq in (("with_queries", True), ("without_queries", False)):
+            q, _ = decide(p, r, wq)
+            delta = ndcg_at(r, q) - r["bm25"]
+            if delta < -MAX_LOSS:
+                gate_fired = (not wq and "gate_stat" in p and q == p["q_d"]
+                              and side(r["stats"]["src_code_like_share"], p["t_c"]) == "text")
+                out.append({"corpus": r["key"], "mode": mode, "q": q, "delta_vs_bm25": delta,
+                            "by": "docstring gate" if gate_fired else "bounds"})
+    return out
+
+
 def study(results: dict[str, Any]) -> dict[str, Any]:
-    """Every family on the training tasks, the protocol's choice, and the chosen rule and
-    the rule shipped before read on every corpus (held-out ones included)."""
+    """Every family on the training tasks, the protocol's choice, the held-out test of that
+    choice (rule 4) and the rule after rule 5, each read on every corpus (held-out included),
+    beside the rule shipped before."""
     rows = rows_of(results)
     f1 = family_report(rows)
     f2 = {s: family_report(rows, doc_stat=s) for s in DOC_STATS}
     f3 = {s: family_report(rows, query_stat=s) for s in QUERY_STATS}
-    chosen: dict[str, Any] = {"doc_stat": None, "query_stat": None}
-    if admissible(f1):
-        base = f1["lolo"]
-        for s, rep in f2.items():
-            gain = (rep["lolo"]["without_queries"]["mean"] or 0) - \
-                base["without_queries"]["mean"]
-            if admissible(rep) and gain >= PARSIMONY and (
-                    chosen["doc_stat"] is None or gain > chosen.get("doc_gain", 0)):
-                chosen |= {"doc_stat": s, "doc_gain": gain}
-        for s, rep in f3.items():
-            gain = (rep["lolo"]["with_queries"]["mean"] or 0) - base["with_queries"]["mean"]
-            if admissible(rep) and gain >= PARSIMONY and (
-                    chosen["query_stat"] is None or gain > chosen.get("query_gain", 0)):
-                chosen |= {"query_stat": s, "query_gain": gain}
+    chosen = _choose(f1, f2, f3)
     train = [r for r in rows if is_training(r)]
-    params = fit(train, chosen["doc_stat"], chosen["query_stat"])
+    protocol_params = fit(train, chosen["doc_stat"], chosen["query_stat"])
+    failures = held_out_failures(protocol_params, rows) if protocol_params else []
+    final = dict(chosen)
+    if any(f["by"] == "docstring gate" for f in failures):  # rule 5: the gate is dropped
+        final["doc_stat"] = None
+    params = fit(train, final["doc_stat"], final["query_stat"])
     per_corpus = []
     for r in rows:
         entry: dict[str, Any] = {"corpus": r["key"], "kind": r["kind"],
@@ -305,13 +334,16 @@ def study(results: dict[str, Any]) -> dict[str, Any]:
                                  "code_like_documents": r["stats"]["src_code_like_share"],
                                  "code_like_queries": r["stats"].get("q_code_like_share"),
                                  "before": reading(r, gate_before(r))}
-        if params is not None:
+        for name, p in (("protocol", protocol_params), ("final", params)):
+            if p is None:
+                continue
             for mode, wq in (("with_queries", True), ("without_queries", False)):
-                q, amb = decide(params, r, wq)
-                entry[mode] = {**reading(r, q), "ambiguous": amb}
+                q, amb = decide(p, r, wq)
+                entry[f"{name}_{mode}"] = {**reading(r, q), "ambiguous": amb}
         per_corpus.append(entry)
-    return {"f1": f1, "f2": f2, "f3": f3, "chosen": chosen, "params": params,
-            "per_corpus": per_corpus}
+    return {"f1": f1, "f2": f2, "f3": f3, "chosen": chosen,
+            "protocol_params": protocol_params, "held_out_failures": failures,
+            "final_choice": final, "params": params, "per_corpus": per_corpus}
 
 
 def main() -> None:

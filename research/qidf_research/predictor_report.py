@@ -172,8 +172,21 @@ def content_study(results: dict[str, Any]) -> list[str]:
     out += ["", "F1 per held-out language (with queries / without): " + ", ".join(
         f"{lang} {_f(f1['with_queries']['per_language'][lang], 2)} / "
         f"{_f(f1['without_queries']['per_language'][lang], 2)}" for lang in langs) + ".",
-        "", f"Chosen by the protocol: docstring gate {study['chosen']['doc_stat'] or 'none'}, "
-        f"graded q_q {study['chosen']['query_stat'] or 'none'}."]
+        "", f"Chosen by the protocol on the training tasks: docstring gate "
+        f"{study['chosen']['doc_stat'] or 'none'}, graded q_q "
+        f"{study['chosen']['query_stat'] or 'none'}."]
+    fails = study.get("held_out_failures") or []
+    if fails:
+        out += ["", "Held-out corpora where that choice falls more than 0.005 below BM25 (read "
+                "off the curves; rule 5 of the protocol):", "",
+                "| corpus | mode | q | change vs BM25 | decided by |", "|---|---|---:|---:|---|"]
+        out += [f"| {f['corpus']} | {f['mode'].replace('_', ' ')} | {f['q']:g} | "
+                f"{f['delta_vs_bm25']:+.4f} | {f['by']} |" for f in fails]
+    final = study.get("final_choice") or {}
+    out += ["", f"After rule 5: docstring gate {final.get('doc_stat') or 'none'}, graded q_q "
+            f"{final.get('query_stat') or 'none'}; shipped as `qidf-content` with "
+            + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                        for k, v in (study.get("params") or {}).items()) + "."]
     return out
 
 

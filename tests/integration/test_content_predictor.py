@@ -34,12 +34,11 @@ def code_index(cluster) -> str:
     return CODE_INDEX
 
 
-def test_docstrings_with_and_without_a_query_sample(cluster, parity_index, go_task):
-    """Without a sample, Go's docstrings read as docstrings by their glued df = 1 terms
-    (``newreader``); a sample of code queries says so outright, one of text keeps BM25."""
+def test_docstrings_need_a_query_sample(cluster, parity_index, go_task):
+    """Go's docstrings are text: without a sample BM25 stays (ambiguous); a sample of code
+    queries gives q_q, one of text keeps BM25."""
     without = predict.predict_for_index(cluster, parity_index)
-    assert without.q == content.Q_DOCSTRINGS and not without.ambiguous
-    assert without.evidence["hapax_glued_share"]["value"] >= content.DOCSTRING_GATE
+    assert without.q == 1.0 and without.ambiguous and "--queries FILE" in without.reason
     code_queries = from_texts(go_task.queries, "code")
     with_code = predict.predict_for_index(cluster, parity_index, queries=code_queries)
     assert with_code.q == content.Q_CODE_QUERIES and not with_code.ambiguous

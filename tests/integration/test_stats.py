@@ -164,11 +164,9 @@ def test_paper_predictor_uses_the_token_share(cluster, go_exact):
 
 
 def test_default_predictor_reads_the_raw_text(cluster, go_exact):
-    """Go docstrings are text whose df = 1 terms are often glued words: docstrings."""
-    from qidf_ctl.predictors import content
-
+    """Go docstrings are text: without a query sample qidf-content keeps BM25 and says why."""
     p = predict.predict_for_index(cluster, ONE)
-    assert p.predictor == "qidf-content" and p.q == content.Q_DOCSTRINGS and not p.ambiguous
+    assert p.predictor == "qidf-content" and p.q == 1.0 and p.ambiguous
     shape = p.statistics["source_shape"]
     assert shape["texts"] == 1000 and shape["code_like_share"] < 0.1
     assert p.evidence["code_like_documents"]["value"] == shape["code_like_share"]
