@@ -20,6 +20,7 @@ from qidf_ctl.evaluation.metrics import evaluate
 from qidf_ctl.predictors import predict_for_index
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import Mode, QlogParams
+from qidf_ctl.stats.query_sample import from_texts
 
 DEMO_INDEX = "qidf-demo-go"
 
@@ -71,9 +72,11 @@ def run_demo(
     terms = analyze_queries(cluster, index, indexing.FIELD, task.queries, bar)
 
     result = DemoResult(index, len(task.corpus), len(task.queries), mode=mode.value)
-    # What `qidf apply --q auto` would install: the default predictor on this index's own
-    # statistics (no labels), shown beside the fixed values.
+    # What `qidf apply --q auto --queries FILE` would install: the default predictor on this
+    # index's own statistics and the demo's queries as the unlabeled sample (a docstring
+    # index alone looks like prose: only the queries show that it is searched with code).
     prediction = predict_for_index(cluster, index, indexing.FIELD, exact=True,
+                                   queries=from_texts(task.queries, "the demo's queries"),
                                    progress=progress)
     result.predicted_q = prediction.q
     all_runs: dict[str, runs.Run] = {}

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from qidf_ctl import install
@@ -210,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tasks", default="", help="comma-separated task keys (default: all)")
     ap.add_argument("--oracle", action="store_true", help="also the coarse oracle grid")
     ap.add_argument("--report", action="store_true", help="print heldout.md from the json")
+    ap.add_argument("--out", default=str(OUT), help="the json read and written")
     args = ap.parse_args(argv)
-    results: dict[str, Any] = json.loads(OUT.read_text()) if OUT.is_file() else {"tasks": {}}
+    out = Path(args.out)
+    results: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {"tasks": {}}
     if args.report:
         print(report(results), end="")
         return 0
@@ -219,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     results["engine"] = str(cluster.engine)
 
     def save() -> None:
-        OUT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
 
     only = {k for k in args.tasks.split(",") if k} or None
     for key, make in tasks(args.queries, only):
