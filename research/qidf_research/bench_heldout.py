@@ -166,15 +166,17 @@ def report(results: dict[str, Any]) -> str:
         f"{results.get('engine', '?')}). No predictor constant was fitted on these corpora. "
         "Cells: q / NDCG@10 change against BM25 (1,000 seeded queries per task, depth 10, "
         "no bootstrap). The predictors run as `apply --q auto` does (sampled statistics); "
-        "`+queries`: the task's queries given as the unlabeled sample (`--queries`). Oracle: "
-        "the best q among those measured (the grid column), not the full sweep's.",
+        "`+queries`: the task's queries given as the unlabeled sample (`--queries`). Best q: "
+        "the best of the q measured (the grid column), an oracle only as fine as that grid.",
         "",
-        f"| task | documents | BM25 | oracle q (NDCG@10) | q grid | {labels[0]} | "
+        f"| task | documents | BM25 | best q (NDCG@10) | q grid | {labels[0]} | "
         f"{labels[1]} | {labels[2]} (before) |",
         "|---|---:|---:|---|---|---|---|---|",
     ]
     worst: dict[tuple[str, str], tuple[float, str]] = {}
-    for key, data in results["tasks"].items():
+    ordered = sorted(results["tasks"].items(),
+                     key=lambda kv: (kv[0].split("-")[0], kv[1].get("documents", 0)))
+    for key, data in ordered:
         s = summary(data)
         if not s:
             lines.append(f"| {key} | {data.get('documents', 0):,} | not measured | | | | | |")

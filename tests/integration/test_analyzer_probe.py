@@ -1,6 +1,6 @@
 """The analyzer probe on real analyzers: the standard analyzer keeps identifiers whole, the
 benchmark's identifier-aware analyzer (word_delimiter_graph) splits both naming styles, and
-the default predictor then keeps BM25 whatever the field's density."""
+the default predictor then keeps BM25 whatever the field holds."""
 
 from __future__ import annotations
 
@@ -33,7 +33,11 @@ def test_probe_and_default_predictor(cluster, go_docs, analyzer, styles):
         assert p.statistics["splits_identifiers"] == styles
         if styles:
             assert p.q == 1.0 and "splits identifiers" in p.reason
-        else:  # Go docstrings under the standard analyzer: the gate opens
-            assert p.q < 1.0
+        else:  # Go docstrings under the standard analyzer: a text field, so the default
+            # keeps BM25 without a query sample and says so; the density gate opens
+            assert p.q == 1.0 and p.ambiguous and "--queries" in p.reason
+            gate = predict.predict_for_index(cluster, index, indexing.FIELD, exact=True,
+                                             predictor="qidf-gate")
+            assert gate.q < 1.0
     finally:
         cluster.request("DELETE", f"/{index}")

@@ -342,8 +342,8 @@ def test_pattern_matching_a_data_stream_notes_it():
 # --- auto: reproducible --------------------------------------------------------------------
 
 def _prediction(index: str, q: float = 0.6) -> Prediction:
-    return Prediction(q=q, q_formula=q, predictor="qidf-gate", formula="gate", density="d",
-                      definition="def", h_tok=0.1, reason=f"measured -> q {q}", index=index,
+    return Prediction(q=q, q_formula=q, predictor="qidf-gate", formula="gate",
+                      reason=f"measured -> q {q}", ambiguous=False, evidence={}, index=index,
                       field="text", statistics={"documents": 1234, "vocabulary": 99})
 
 
