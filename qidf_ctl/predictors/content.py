@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qidf_ctl.predictors.base import Decision, Evidence, Predictor, register
+from qidf_ctl.predictors.base import BUILTIN_HINT, Decision, Evidence, Predictor, register
 from qidf_ctl.predictors.evidence import code_like
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
     if field_stats.splits_identifiers:
         return Decision(Q_BM25, (
             f"the analyzer already splits identifiers ({', '.join(field_stats.splits_identifiers)})"
-            " -> q 1.00: rare identifiers are no longer one-off tokens, BM25 stays"))
+            f" -> q 1.00: rare identifiers are no longer one-off tokens, BM25 stays; "
+            f"{BUILTIN_HINT}"))
     if shape is None or not shape.texts or not shape.mean_words:
         return Decision(Q_BM25, "the field's raw text could not be read (no _source?) -> q "
                         "1.00: nothing shows code, BM25 stays (ambiguous)", ambiguous=True)
@@ -90,7 +91,8 @@ def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
             "identifiers deserve more weight than BM25 gives"), evidence=evidence)
     if qs <= TEXT_QUERIES_MAX:
         return Decision(Q_BM25, (
-            f"{text}, {searched}: text searched with text -> q 1.00: BM25 is right here"),
+            f"{text}, {searched}: text searched with text -> q 1.00: BM25 is right here; "
+            f"{BUILTIN_HINT}"),
             evidence=evidence)
     return Decision(Q_BM25, (
         f"{text}, {searched}: neither clearly code (>= {_pct(CODE_QUERIES_MIN)}) nor text "
