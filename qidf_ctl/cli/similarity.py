@@ -27,6 +27,11 @@ from qidf_ctl.formula import IdfForm
 from qidf_ctl.install.mode import check_mode
 
 DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
+StrategyOpt = Annotated[install.Strategy, typer.Option(
+    "--strategy", help="close: " + install.COSTS[install.Strategy.CLOSE] + ". clone: "
+    + install.COSTS[install.Strategy.CLONE] + ".")]
+AllowHidden = Annotated[bool, typer.Option(
+    "--allow-hidden", help="Allow a hidden or system index (dot names, index.hidden).")]
 
 
 @app.command("apply")
@@ -45,18 +50,22 @@ def apply_cmd(
     field: Annotated[str | None, typer.Option(
         help="Text field that must be affected; refused if its mapping names its own "
         "similarity.")] = None,
+    strategy: StrategyOpt = install.Strategy.CLOSE,
+    allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
-    """Install the q-log similarity on an index (close, update, reopen; under a second).
+    """Install the q-log similarity on an index (close, update, reopen; or --strategy clone,
+    no search downtime).
 
     `--q auto` predicts q from the index's own statistics (see `qidf predict`) and records
-    them next to the previous settings.
+    them next to the previous settings. An interrupted earlier apply or revert on the index is
+    finished or rolled back first.
 
-    Example: qidf apply code-search --q 0.3
+    Example: qidf apply code-search --q 0.3 --strategy clone
     """
     if file is not None or index is None or q is None:  # -f: the desired-state file
         return apply_file(file, index=index, q=q, conn=conn, dry_run=dry_run, json_out=json_out)
@@ -77,8 +86,9 @@ def apply_cmd(
         if not json_out:
             err.print(f"q auto: {prediction.reason}", markup=False)
     with step_status(quiet=json_out) as progress:
-        result = install.apply(cluster, index, params, mode=chosen, field_name=field,
-                               dry_run=dry_run, extra_record=extra, progress=progress)
+        result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
+                               field_name=field, dry_run=dry_run, extra_record=extra,
+                               progress=progress, allow_hidden=allow_hidden)
     result.mode_reason = reason
     if not json_out:
         err.print(f"mode: {reason}", markup=False)
@@ -91,16 +101,20 @@ def apply_cmd(
 def revert_cmd(
     index: IndexArg,
     conn: ClusterOptions,
+    strategy: StrategyOpt = install.Strategy.CLOSE,
+    allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     json_out: Json = False,
 ) -> None:
-    """Restore the similarity settings the index had before qidf's first apply.
+    """Restore the similarity settings the index had before qidf's first apply (with
+    --strategy clone: on a clone of the live index, so no write made since is lost).
 
-    Example: qidf revert code-search
+    Example: qidf revert code-search --strategy clone
     """
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
-        result = install.revert(cluster, index, dry_run=dry_run, progress=progress)
+        result = install.revert(cluster, index, strategy=strategy, dry_run=dry_run,
+                                progress=progress, allow_hidden=allow_hidden)
     _report(result, json_out)
 
 
@@ -112,7 +126,11 @@ def _report(result: install.ChangeResult, json_out: bool) -> None:
         err.print(f"warning: {warning}", markup=False)
     out.print(result.message, markup=False)
     if result.changed and result.closed_seconds:
-        out.print(f"index was closed for {result.closed_seconds:.2f}s", markup=False)
+        out.print(f"index was closed for {result.closed_seconds:.2f}s (searches and writes "
+                  "failed meanwhile)", markup=False)
+    if result.changed and result.write_blocked_seconds:
+        out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (retryable "
+                  "cluster_block_exception); searches never stopped", markup=False)
     if result.dry_run:
         out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
 
@@ -129,6 +147,9 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
     if json_out:
         emit_json(info)
         return
+    for key in ("interrupted", "in_progress", "disagreement"):
+        if info.get(key):
+            err.print(f"warning: {info[key]}", markup=False)
     out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
               markup=False)
     installed = (info.get("record") or {}).get("installed")

@@ -1,0 +1,38 @@
+"""How a similarity change reaches a live index: the two strategies and what each costs.
+
+The engines change a similarity only on a closed index, or on a new index. ``close`` closes
+the index for the change (fast, no extra disk, searches and writes fail meanwhile); ``clone``
+write-blocks it, clones it (hard links) with the new similarity and moves the names to the
+clone in one atomic ``_aliases`` call (searches never fail; writes are refused, retryably, for
+a short measured window).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Strategy(str, Enum):
+    CLOSE = "close"
+    CLONE = "clone"
+
+
+# One line each for --help and docs/apply-safety.md: outage, disk, time, writes.
+COSTS = {
+    Strategy.CLOSE: "close the index, update, reopen: searches and writes fail while it is "
+                    "closed (about 0.1-0.3 s on one node; longer when replicas must recover); "
+                    "no extra disk",
+    Strategy.CLONE: "write-block, clone (hard links) with the new similarity, move every "
+                    "alias in one atomic call: searches never fail; writes are refused "
+                    "(retryable 403/429) for the printed window; disk: hard links, then the "
+                    "clone's own merges; the concrete index becomes an alias of the clone",
+}
+
+
+def parse_strategy(value: str | Strategy) -> Strategy:
+    from qidf_ctl.errors import UsageError
+
+    try:
+        return Strategy(value)
+    except ValueError:
+        raise UsageError(f"--strategy must be close or clone, got {value!r}") from None
