@@ -142,8 +142,11 @@ def run_steps(sess: Session, journal: Journal, steps: list[Step]) -> None:
                 jr.advance(sess.store, journal, name)
                 faults.at(f"{name}.logged")
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted twice: {journal.describe()}; run `qidf recover "
-                          f"{journal.key}` to finish or roll it back") from None
+        if sess.guard.received:  # the second signal: stop waiting, leave it to recover
+            raise Interrupted(f"interrupted twice: {journal.describe()}; run `qidf recover "
+                              f"{journal.key}` to finish or roll it back") from None
+        outcome = _settle_interrupted(sess, journal)  # Ctrl-C where no guard was installed
+        raise Interrupted(f"interrupted: {outcome.describe()}") from None
     except leases.LeaseLost:
         raise
     except Exception as exc:  # settle whatever failed, a bug included, then re-raise it
@@ -166,7 +169,8 @@ def _settle_interrupted(sess: Session, journal: Journal) -> Outcome:
         raise Interrupted(f"interrupted twice: {journal.describe()}; run `qidf recover "
                           f"{journal.key}` to finish or roll it back") from None
     except QidfError as exc:
-        raise Interrupted(f"interrupted ({sess.guard.name}), and settling failed ({exc}): run "
+        raise Interrupted(f"interrupted ({sess.guard.name or 'SIGINT'}), and settling failed "
+                          f"({exc}): run "
                           f"`qidf recover {journal.key}` once the cluster answers") from None
 
 

@@ -11,6 +11,7 @@ so recovery itself can be interrupted and run again.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from qidf_ctl.cluster import Cluster
@@ -29,6 +30,7 @@ FINISHED = "finished"
 ROLLED_BACK = "rolled back"
 GONE = "gone"
 UNKNOWN = "left as found"
+RETRY_S = 1.0  # before a refused open is tried again
 
 
 @dataclass
@@ -50,10 +52,20 @@ class Outcome:
         return what + (f" ({self.detail})" if self.detail else "")
 
 
-def _ensure_open(cluster: Cluster, index: str, wait: Wait) -> None:
-    if index_ops.index_status(cluster, index) != "open" or \
-            not index_ops.searchable(cluster, index):
-        index_ops.open_index(cluster, index, wait)
+def _ensure_open(cluster: Cluster, index: str, wait: Wait, tries: int = 2) -> None:
+    """Open ``index`` unless it is open and searchable; a refused open is tried again once
+    (a node restarting refuses briefly)."""
+    for attempt in range(tries):
+        if index_ops.index_status(cluster, index) == "open" and \
+                index_ops.searchable(cluster, index):
+            return
+        try:
+            index_ops.open_index(cluster, index, wait)
+            return
+        except ClusterError as exc:
+            if attempt == tries - 1 or exc.error_type == "connection_error":
+                raise
+            time.sleep(RETRY_S)
 
 
 def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) -> Outcome:
