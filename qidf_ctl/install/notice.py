@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.errors import QidfError
 from qidf_ctl.install import index_ops
 from qidf_ctl.install import journal as jr
 from qidf_ctl.install import lease as leases
@@ -54,6 +53,6 @@ def pending_notice(cluster: Cluster, name: str) -> str | None:
     name cannot be resolved: the command itself will say why)."""
     try:
         found = inspect(cluster, name)
-    except QidfError:
+    except Exception:  # a notice never stops the command it decorates
         return None
     return found["interrupted"] or found["in_progress"] or found["disagreement"]
