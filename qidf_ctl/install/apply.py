@@ -103,12 +103,12 @@ def _execute(sess: Session, journal: Journal, result: ChangeResult) -> None:
     if journal.target is None:  # close strategy, or only the record changes
         closed = close_swap.CloseTimer()
         run_steps(sess, journal, close_swap.steps(sess.cluster, journal, wait, sess.progress,
-                                                  closed))
+                                                  closed), result.step_seconds)
         result.closed_seconds = closed.seconds
         return
     blocked = clone_swap.BlockTimer()
     run_steps(sess, journal, clone_swap.steps(sess.cluster, journal, wait, sess.progress,
-                                              blocked))
+                                              blocked), result.step_seconds)
     result.write_blocked_seconds = blocked.seconds
     result.new_index = journal.target
 

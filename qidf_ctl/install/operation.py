@@ -12,6 +12,7 @@ consistent when the command exits.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -124,7 +125,8 @@ def _note(exc: Exception, note: str) -> Exception:
     return exc
 
 
-def run_steps(sess: Session, journal: Journal, steps: list[Step]) -> None:
+def run_steps(sess: Session, journal: Journal, steps: list[Step],
+              timings: dict[str, float] | None = None) -> None:
     """Journal first, then each step; settle on a signal or an error (then raise)."""
     sess.check_signal()
     jr.start(sess.store, journal)
@@ -135,7 +137,10 @@ def run_steps(sess: Session, journal: Journal, steps: list[Step]) -> None:
             if sess.guard.received:
                 break
             sess.renew(lazy=True)
+            started = time.monotonic()
             action()
+            if timings is not None:
+                timings[name] = round(time.monotonic() - started, 4)
             completed += 1
             faults.at(name)
             if logged:

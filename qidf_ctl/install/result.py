@@ -25,6 +25,7 @@ class ChangeResult:
     new_index: str = ""  # --strategy clone: the index the name serves now
     recovered: list[str] = field(default_factory=list)  # interrupted operations settled first
     seconds: float = 0.0  # the whole command, lease to release
+    step_seconds: dict[str, float] = field(default_factory=dict)  # each step's duration
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
