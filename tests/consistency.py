@@ -28,25 +28,27 @@ class Snapshot:
 
 
 def checksum(cluster: Cluster, index: str) -> tuple[int, str]:
-    """Document count and a hash of every (id, source), read in id order."""
+    """Document count and a hash of every (id, source), in id order (read with a scroll)."""
     cluster.request("POST", index_path(index, "_refresh"))
+    pairs: list[tuple[str, str]] = []
+    resp = cluster.request("POST", index_path(index, "_search"),
+                           {"size": 5000, "sort": ["_doc"], "query": {"match_all": {}}},
+                           {"scroll": "1m"})
+    scroll_id = resp.get("_scroll_id")
+    try:
+        while resp["hits"]["hits"]:
+            pairs += [(h["_id"], json.dumps(h["_source"], sort_keys=True))
+                      for h in resp["hits"]["hits"]]
+            resp = cluster.request("POST", "/_search/scroll",
+                                   {"scroll": "1m", "scroll_id": scroll_id})
+            scroll_id = resp.get("_scroll_id", scroll_id)
+    finally:
+        if scroll_id:
+            cluster.request("DELETE", "/_search/scroll", {"scroll_id": [scroll_id]})
     digest = hashlib.sha256()
-    count = 0
-    after: list[Any] | None = None
-    while True:
-        body: dict[str, Any] = {"size": 5000, "sort": [{"_id": "asc"}],
-                                "query": {"match_all": {}}}
-        if after:
-            body["search_after"] = after
-        hits = cluster.request("POST", index_path(index, "_search"), body)["hits"]["hits"]
-        if not hits:
-            break
-        for hit in hits:
-            digest.update(hit["_id"].encode())
-            digest.update(json.dumps(hit["_source"], sort_keys=True).encode())
-        count += len(hits)
-        after = hits[-1]["sort"]
-    return count, digest.hexdigest()
+    for doc_id, source in sorted(pairs):
+        digest.update(doc_id.encode() + b"\0" + source.encode() + b"\0")
+    return len(pairs), digest.hexdigest()
 
 
 def snapshot(cluster: Cluster, name: str) -> Snapshot:

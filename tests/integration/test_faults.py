@@ -1,0 +1,73 @@
+"""A representative subset of the fault matrix on the session's engine: qidf stopped by
+SIGKILL or SIGTERM right after a step (the test-only ``QIDF_FAULT`` hook), both strategies,
+apply and revert; the next qidf command must leave the index open and consistent. The full
+matrix (every step, both signals, node death, races) runs in scripts/test_faults.sh."""
+
+from __future__ import annotations
+
+import pytest
+
+from qidf_ctl import install
+from qidf_ctl.evaluation import indexing
+from qidf_ctl.install.index_ops import resolves_to
+from qidf_ctl.similarity import QlogParams
+from tests import faultrun
+from tests.consistency import assert_consistent, leftovers, snapshot
+
+pytestmark = pytest.mark.integration
+
+
+def fresh_index(cluster, go_task, name: str, docs: int = 1500) -> None:
+    for index in resolves_to(cluster, name):
+        cluster.request("DELETE", f"/{index}")
+    indexing.create_index(cluster, name, analyzer="standard", shards=1)
+    indexing.bulk_index(cluster, name, dict(list(go_task.corpus.items())[:docs]))
+
+
+CASES = [
+    ("apply", "close", "closed", "SIGKILL"),
+    ("apply", "close", "updated", "SIGTERM"),
+    ("apply", "close", "opened", "SIGKILL"),
+    ("revert", "close", "updated", "SIGKILL"),
+    ("apply", "clone", "blocked", "SIGKILL"),
+    ("apply", "clone", "cloned", "SIGTERM"),
+    ("apply", "clone", "swapped", "SIGKILL"),
+    ("revert", "clone", "searchable", "SIGKILL"),
+    ("revert", "clone", "swapped", "SIGTERM"),
+    ("apply", "close", "scratch", "SIGKILL"),
+]
+
+
+@pytest.mark.parametrize(("operation", "strategy", "point", "signal_name"), CASES)
+def test_next_command_leaves_the_index_open_and_consistent(
+        cluster, engine_url, go_task, operation, strategy, point, signal_name):
+    name = "qidf-it-fault"
+    fresh_index(cluster, go_task, name)
+    if operation == "revert":
+        install.apply(cluster, name, QlogParams(0.3), strategy=strategy)
+    before = snapshot(cluster, name)
+    old = before.similarity
+    argv = faultrun.command(engine_url, operation, name, strategy, 0.6)
+    clean = dict(install.show(cluster, name))
+    done = faultrun.run(argv, f"{point}:{signal_name}")
+    expected = -9 if signal_name == "SIGKILL" else 130
+    assert done.returncode == expected, done.stderr
+    if signal_name == "SIGTERM":
+        assert done.stderr.strip().splitlines()[-1].startswith("error: interrupted"), \
+            done.stderr
+    nxt = faultrun.run(faultrun.qidf_argv(engine_url, "recover", name))
+    assert nxt.returncode == 0, nxt.stderr
+    new = _new_similarity(cluster, name, operation, strategy, clean)
+    assert_consistent(cluster, name, before, old, new)
+    assert leftovers(cluster, name) == []
+
+
+def _new_similarity(cluster, name, operation, strategy, shown) -> dict:
+    """The settings the interrupted command was installing: q = 0.6 by Painless for apply,
+    the recorded previous settings for revert."""
+    if operation == "revert":
+        return dict((shown["record"] or {}).get("previous", {}))
+    from qidf_ctl.similarity import Mode, flatten, similarity_value
+
+    legacy = cluster.engine.default_is_legacy_bm25
+    return flatten(similarity_value(QlogParams(0.6), Mode.SCRIPT, legacy))
