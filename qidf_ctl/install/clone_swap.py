@@ -48,11 +48,13 @@ def replica_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 def clone_settings(journal: Journal) -> dict[str, Any]:
     """The settings the clone is created with: writable, the source's replicas, and the new
-    similarity (stale keys of the old type set to null). A clone cannot drop the similarity
-    altogether (null keys without a type are refused): going back to the built-in default,
-    the clone keeps the old settings and ``configured`` changes them before the swap."""
+    similarity when it only adds or changes keys. A ``_clone`` request cannot remove a key the
+    source has (a null there does not drop a nested key such as ``script.source``: "Unknown
+    settings for similarity of type [BM25]"), nor the similarity altogether; then the clone
+    keeps the old settings and ``configured`` changes them on the closed clone before the
+    swap, which costs no search because the clone serves nothing yet."""
     settings: dict[str, Any] = {"index.blocks.write": None, **journal.replicas}
-    if journal.new:
+    if journal.new and set(journal.old) <= set(journal.new):
         settings.update(update_body(journal.old, journal.new))
     return settings
 

@@ -300,6 +300,10 @@ class FakeEngine:
         settings = {k: v for k, v in source.settings.items()
                     if k not in ("index.uuid", "index.number_of_replicas")}
         for key, value in _index_settings(body.get("settings", {})).items():
+            if value is None and key.startswith("index.similarity.") and key in settings:
+                # OpenSearch 2.19.6: a null in a clone request does not drop a copied key
+                raise _error(400, "illegal_argument_exception",
+                             f"Unknown settings for similarity: [{key}]")
             settings[key] = value if value is None else str(value)
         sim = {k: v for k, v in settings.items() if k.startswith("index.similarity.default.")}
         if sim and sim.get("index.similarity.default.type") is None:

@@ -155,3 +155,18 @@ def test_clone_names_stay_within_255_bytes_and_are_recognised():
     (clone,) = [i for i in engine.indices if "-qidf-" in i]
     assert len(clone.encode()) <= 255
     assert clone_public_name(clone, list(engine.indices[clone].aliases)) == public
+
+
+def test_switching_similarity_type_goes_through_the_closed_clone():
+    """A clone request cannot drop the old type's keys: the clone is made as it is and its
+    similarity changed while it is closed, before it serves anything."""
+    engine = FakeEngine(similarity={"type": "BM25", "k1": "1.1"})
+    result = install.apply(fake_cluster(engine), "code", QlogParams(0.3), strategy=CLONE)
+    clone = result.new_index
+    clone_body = next(b for m, p, b in engine.calls if p == f"/code/_clone/{clone}")
+    assert not [k for k in clone_body["settings"] if k.startswith(P)]
+    paths = [p for _, p in engine.writes()]
+    assert paths.index(f"/{clone}/_close") < paths.index(f"/{clone}/_open") < \
+        paths.index("/_aliases")
+    assert "/code/_close" not in paths
+    assert engine.similarity()["type"] == "scripted" and "k1" not in engine.similarity()
