@@ -16,10 +16,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from qidf_ctl.cluster import Cluster
 from qidf_ctl.engine import process as local_engine
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.install import clone_swap, close_swap
+from qidf_ctl.install.mode import choose_mode
+from qidf_ctl.similarity import Mode, QlogParams, flatten, similarity_value
 
 ROOT = Path(__file__).resolve().parents[1]
 CLOSE_POINTS = ["leased", "scratch", "journaled", *close_swap.STEPS, "opened.logged",
@@ -36,11 +40,24 @@ def qidf_argv(url: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "qidf_ctl", *args, "--url", url]
 
 
-def command(url: str, operation: str, index: str, strategy: str, q: float) -> list[str]:
+def command(url: str, operation: str, index: str, strategy: str, q: float,
+            mode: str = "auto") -> list[str]:
     if operation == "apply":
-        return qidf_argv(url, "apply", index, "--q", str(q), "--mode", "script",
+        return qidf_argv(url, "apply", index, "--q", str(q), "--mode", mode,
                          "--strategy", strategy)
     return qidf_argv(url, "revert", index, "--strategy", strategy)
+
+
+def auto_mode(cluster: Cluster) -> Mode:
+    """The mode ``--mode auto`` picks on this cluster (the plugin where every data node has
+    it; Painless otherwise): Elasticsearch from Maven Central has no Painless."""
+    return choose_mode(cluster, "auto")[0]
+
+
+def new_similarity(cluster: Cluster, q: float) -> dict[str, Any]:
+    """The settings ``qidf apply --q q --mode auto`` installs on this cluster."""
+    return flatten(similarity_value(QlogParams(q), auto_mode(cluster),
+                                    cluster.engine.default_is_legacy_bm25))
 
 
 def env(fault: str | None = None) -> dict[str, str]:

@@ -125,15 +125,20 @@ def check_close_allowed(cluster: Cluster) -> None:
     """``cluster.indices.close.enable: false`` (set by some managed offerings) makes every
     ``_close`` fail: say so before anything changes."""
     try:
-        resp = cluster.request("GET", "/_cluster/settings",
-                               params={"include_defaults": "true", "flat_settings": "true"})
+        resp = cluster.request("GET", "/_cluster/settings", params={
+            "include_defaults": "true", "filter_path": "*.cluster.indices.close.enable"})
     except ClusterError as exc:
         if exc.status in (401, 403):
             return  # cannot read it: the close itself will tell, and is rolled back
         raise
-    key = "cluster.indices.close.enable"
-    value = next((resp[part][key] for part in ("transient", "persistent", "defaults")
-                  if key in resp.get(part, {})), "true")
+    value = "true"
+    for part in ("defaults", "persistent", "transient"):  # later ones win
+        tree = (resp or {}).get(part, {})
+        found = tree.get("cluster.indices.close.enable",
+                         tree.get("cluster", {}).get("indices", {}).get("close", {})
+                         .get("enable"))
+        if found is not None:
+            value = found
     if str(value).lower() == "false":
         raise ConflictError("this cluster forbids closing indices (cluster.indices.close."
                             "enable: false), which --strategy close needs: use --strategy "

@@ -44,7 +44,8 @@ def test_next_command_leaves_the_index_open_and_consistent(
     name = "qidf-it-fault"
     fresh_index(cluster, go_task, name)
     if operation == "revert":
-        install.apply(cluster, name, QlogParams(0.3), strategy=strategy)
+        install.apply(cluster, name, QlogParams(0.3), strategy=strategy,
+                      mode=faultrun.auto_mode(cluster))
     before = snapshot(cluster, name)
     old = before.similarity
     argv = faultrun.command(engine_url, operation, name, strategy, 0.6)
@@ -63,11 +64,8 @@ def test_next_command_leaves_the_index_open_and_consistent(
 
 
 def _new_similarity(cluster, name, operation, strategy, shown) -> dict:
-    """The settings the interrupted command was installing: q = 0.6 by Painless for apply,
-    the recorded previous settings for revert."""
+    """The settings the interrupted command was installing: q = 0.6 as `--mode auto` would
+    for apply, the recorded previous settings for revert."""
     if operation == "revert":
         return dict((shown["record"] or {}).get("previous", {}))
-    from qidf_ctl.similarity import Mode, flatten, similarity_value
-
-    legacy = cluster.engine.default_is_legacy_bm25
-    return flatten(similarity_value(QlogParams(0.6), Mode.SCRIPT, legacy))
+    return faultrun.new_similarity(cluster, 0.6)

@@ -30,7 +30,7 @@ from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.engine import process as local_engine
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.evaluation import indexing
-from qidf_ctl.similarity import Mode, QlogParams, flatten, similarity_value
+from qidf_ctl.similarity import QlogParams
 from tests import faultrun
 from tests.consistency import assert_consistent, snapshot
 
@@ -81,11 +81,11 @@ def _prepare(cluster: Cluster, operation: str, strategy: str) -> tuple[Any, dict
     if operation == "apply" and shown["kind"] != "builtin":
         install.revert(cluster, NAME, strategy=strategy)
     if operation == "revert" and shown["kind"] != "qlog":
-        install.apply(cluster, NAME, QlogParams(0.3), strategy=strategy)
+        install.apply(cluster, NAME, QlogParams(0.3), strategy=strategy,
+                      mode=faultrun.auto_mode(cluster))
     before = snapshot(cluster, NAME)
     if operation == "apply":
-        new = flatten(similarity_value(QlogParams(Q_APPLY), Mode.SCRIPT,
-                                       cluster.engine.default_is_legacy_bm25))
+        new = faultrun.new_similarity(cluster, Q_APPLY)
     else:
         new = dict((install.show(cluster, NAME)["record"] or {}).get("previous", {}))
     return before, before.similarity, new

@@ -27,6 +27,11 @@ pytestmark = pytest.mark.integration
 CLONE = install.Strategy.CLONE
 
 
+def apply(cluster: Cluster, name: str, params: QlogParams, **kwargs) -> install.ChangeResult:
+    """install.apply with the mode `--mode auto` picks here (the plugin on Elasticsearch)."""
+    return install.apply(cluster, name, params, mode=faultrun.auto_mode(cluster), **kwargs)
+
+
 def fresh_index(cluster: Cluster, go_task, name: str, docs: int = 1500, **kwargs) -> None:
     for index in resolves_to(cluster, name):
         cluster.request("DELETE", index_path(index))
@@ -56,7 +61,7 @@ def test_clone_round_trip_keeps_documents_aliases_and_replicas(cluster, go_task)
     original = dict(before.similarity)
     replicas = flat(cluster, name)["index.number_of_replicas"]
 
-    applied = install.apply(cluster, name, QlogParams(0.3), strategy=CLONE)
+    applied = apply(cluster, name, QlogParams(0.3), strategy=CLONE)
     assert applied.changed and applied.write_blocked_seconds > 0
     clone = applied.new_index
     assert resolves_to(cluster, name) == [clone]
@@ -68,7 +73,7 @@ def test_clone_round_trip_keeps_documents_aliases_and_replicas(cluster, go_task)
     new = similarity_of(flat(cluster, clone))
     assert assert_consistent(cluster, name, before, original, new) == "new"
 
-    install.apply(cluster, name, QlogParams(0.6), strategy=CLONE)
+    apply(cluster, name, QlogParams(0.6), strategy=CLONE)
     assert clone not in {r["index"] for r in cluster.request(
         "GET", "/_cat/indices", params={"format": "json", "h": "index"})}  # retired
     reverted = install.revert(cluster, name, strategy=CLONE)
@@ -85,10 +90,10 @@ def test_clone_swaps_under_load_fail_no_search_and_lose_no_write(cluster, engine
     every later swap moves the alias and drains the old index before deleting it."""
     name = "qidf-it-load"
     fresh_index(cluster, go_task, name)
-    install.apply(cluster, name, QlogParams(0.5), strategy=CLONE)
+    apply(cluster, name, QlogParams(0.5), strategy=CLONE)
     with Load(engine_url, name, words(go_task), search_threads=2, write_threads=1,
               max_seconds=240, pause_s=0.002, field_name=indexing.FIELD) as load:
-        results = [install.apply(cluster, name, QlogParams(q), strategy=CLONE)
+        results = [apply(cluster, name, QlogParams(q), strategy=CLONE)
                    for q in (0.3, 0.6, 0.4)]
     lost = load.count_lost()
     report = load.report
@@ -105,7 +110,7 @@ def test_close_swaps_under_load_lose_no_write(cluster, engine_url, go_task):
     with Load(engine_url, name, words(go_task), search_threads=1, write_threads=1,
               max_seconds=240, pause_s=0.002, field_name=indexing.FIELD) as load:
         for q in (0.3, 0.6):
-            assert install.apply(cluster, name, QlogParams(q)).closed_seconds > 0
+            assert apply(cluster, name, QlogParams(q)).closed_seconds > 0
     assert load.count_lost() == 0
     assert load.report.writes > 20
 
@@ -116,7 +121,7 @@ def test_reserved_characters_never_reach_another_index(cluster, go_task, char):
     before = flat(cluster, "qidf-it-idx")
     for strategy in install.Strategy:
         with pytest.raises(UsageError):
-            install.apply(cluster, f"qidf-it-idx{char}zzz", QlogParams(0.3), strategy=strategy)
+            apply(cluster, f"qidf-it-idx{char}zzz", QlogParams(0.3), strategy=strategy)
     done = faultrun.run(faultrun.qidf_argv(
         cluster.url, "apply", f"qidf-it-idx{char}zzz", "--q", "0.3"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
@@ -148,7 +153,7 @@ def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
         fresh_index(cluster, go_task, name, docs=5)
         strategy = rng.choice(list(install.Strategy))
         before = snapshot(cluster, name)
-        applied = install.apply(cluster, name, QlogParams(0.3), strategy=strategy)
+        applied = apply(cluster, name, QlogParams(0.3), strategy=strategy)
         assert applied.changed and snapshot(cluster, name).similarity != before.similarity
         install.revert(cluster, name, strategy=strategy)
         assert snapshot(cluster, name).similarity == before.similarity
@@ -158,6 +163,8 @@ def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
 
 
 def test_data_stream_is_refused_and_gets_no_meta(cluster):
+    if cluster.engine.distribution == "elasticsearch":
+        pytest.skip("Elasticsearch's Maven Central distribution has no data streams module")
     cluster.request("PUT", "/_index_template/qidf-it-ds", {
         "index_patterns": ["qidf-it-logs*"], "data_stream": {},
         "template": {"settings": {"number_of_shards": 1, "number_of_replicas": 0}}})
@@ -168,11 +175,11 @@ def test_data_stream_is_refused_and_gets_no_meta(cluster):
             "data_streams"][0]["indices"][0]["index_name"]
         for strategy in install.Strategy:
             with pytest.raises(ConflictError, match="data stream"):
-                install.apply(cluster, "qidf-it-logs", QlogParams(0.3), strategy=strategy)
+                apply(cluster, "qidf-it-logs", QlogParams(0.3), strategy=strategy)
         mapping = cluster.request("GET", index_path(backing, "_mapping"))[backing]["mappings"]
         assert "_meta" not in mapping
         with pytest.raises(ConflictError, match="write index"):
-            install.apply(cluster, backing, QlogParams(0.3), allow_hidden=True)
+            apply(cluster, backing, QlogParams(0.3), allow_hidden=True)
     finally:
         cluster.request("DELETE", "/_data_stream/qidf-it-logs")
         cluster.request("DELETE", "/_index_template/qidf-it-ds")
@@ -181,8 +188,8 @@ def test_data_stream_is_refused_and_gets_no_meta(cluster):
 def test_hidden_index_needs_allow_hidden_and_blocks_are_reported(cluster, go_task):
     fresh_index(cluster, go_task, ".qidf-it-hidden", docs=10)
     with pytest.raises(UsageError, match="--allow-hidden"):
-        install.apply(cluster, ".qidf-it-hidden", QlogParams(0.3))
-    assert install.apply(cluster, ".qidf-it-hidden", QlogParams(0.3), allow_hidden=True).changed
+        apply(cluster, ".qidf-it-hidden", QlogParams(0.3))
+    assert apply(cluster, ".qidf-it-hidden", QlogParams(0.3), allow_hidden=True).changed
     cluster.request("DELETE", "/.qidf-it-hidden")
     fresh_index(cluster, go_task, "qidf-it-blocked", docs=10)
     cluster.request("PUT", "/qidf-it-blocked/_settings",
@@ -190,7 +197,7 @@ def test_hidden_index_needs_allow_hidden_and_blocks_are_reported(cluster, go_tas
     try:
         before = flat(cluster, "qidf-it-blocked")
         with pytest.raises(ConflictError, match="read_only_allow_delete"):
-            install.apply(cluster, "qidf-it-blocked", QlogParams(0.3))
+            apply(cluster, "qidf-it-blocked", QlogParams(0.3))
         assert flat(cluster, "qidf-it-blocked") == before
     finally:
         cluster.request("PUT", "/qidf-it-blocked/_settings",
@@ -240,8 +247,23 @@ def test_a_close_slower_than_the_client_timeout_is_waited_for(cluster, go_task):
         return real(method, path, body, params)
 
     slow = Cluster(impatient, cluster.engine, cluster.url)
-    result = install.apply(slow, name, QlogParams(0.3))
+    result = apply(slow, name, QlogParams(0.3))
     for thread in threads:
         thread.join()
     assert result.changed and install.show(cluster, name)["kind"] == "qlog"
     assert snapshot(cluster, name).status == "open"
+
+
+def test_a_cluster_that_forbids_closing_is_told_to_use_clone(cluster, go_task):
+    name = "qidf-it-noclose"
+    fresh_index(cluster, go_task, name, docs=20)
+    cluster.request("PUT", "/_cluster/settings",
+                    {"transient": {"cluster.indices.close.enable": False}})
+    try:
+        with pytest.raises(ConflictError, match="--strategy clone"):
+            apply(cluster, name, QlogParams(0.3))
+        assert install.show(cluster, name)["kind"] == "builtin"
+        assert apply(cluster, name, QlogParams(0.3), strategy=CLONE).changed
+    finally:
+        cluster.request("PUT", "/_cluster/settings",
+                        {"transient": {"cluster.indices.close.enable": None}})
