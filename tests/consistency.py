@@ -90,6 +90,8 @@ def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
     assert now.status == "open", f"{now.index} is {now.status}"
     assert searchable(cluster, now.index), f"{now.index} has inactive primaries"
     assert not now.write_block, f"{now.index} is left write-blocked"
+    blocks = cluster.request("GET", "/_cluster/state/blocks")["blocks"].get("indices", {})
+    assert now.index not in blocks, f"{now.index} has cluster blocks {blocks[now.index]}"
     str_old = {k: str(v) for k, v in old.items()}
     str_new = {k: str(v) for k, v in new.items()}
     got = {k: str(v) for k, v in now.similarity.items()}

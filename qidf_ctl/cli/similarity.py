@@ -129,8 +129,9 @@ def _report(result: install.ChangeResult, json_out: bool) -> None:
         out.print(f"index was closed for {result.closed_seconds:.2f}s (searches and writes "
                   "failed meanwhile)", markup=False)
     if result.changed and result.write_blocked_seconds:
-        out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (retryable "
-                  "cluster_block_exception); searches never stopped", markup=False)
+        out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (403 "
+                  "cluster_block_exception: clients must retry them); searches kept working",
+                  markup=False)
     if result.dry_run:
         out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
 

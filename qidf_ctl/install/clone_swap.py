@@ -67,7 +67,10 @@ def swap_actions(journal: Journal) -> list[dict[str, Any]]:
     for alias, props in sorted(journal.aliases.items()):
         kept = {k: v for k, v in props.items() if k in ALIAS_PROPERTIES}
         if not journal.replace_name:
-            actions.append({"remove": {"index": journal.index, "alias": alias}})
+            # must_exist: a remove that matches nothing would otherwise pass silently and
+            # leave the alias on two indices (OpenSearch), or report errors:true (ES 8).
+            actions.append({"remove": {"index": journal.index, "alias": alias,
+                                       "must_exist": True}})
         actions.append({"add": {"index": journal.target, "alias": alias, **kept}})
     if journal.replace_name:
         actions.append({"remove_index": {"index": journal.index}})

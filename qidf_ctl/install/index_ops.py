@@ -193,7 +193,15 @@ def update_aliases(cluster: Cluster, actions: list[dict[str, Any]], wait: Wait,
                    done: Callable[[], bool]) -> None:
     """One atomic ``_aliases`` call."""
     _slow_call(cluster, "POST", "/_aliases" + server_params(cluster), {"actions": actions},
-               "moving the aliases", done, wait, lambda r: bool(r.get("acknowledged")))
+               "moving the aliases", done, wait, _aliases_done)
+
+
+def _aliases_done(resp: Any) -> bool:
+    """Acknowledged, and (Elasticsearch 8) no action reported failed."""
+    if resp.get("errors"):
+        raise ClusterError(f"the alias swap reported errors: {resp.get('action_results')}",
+                           status=400, error_type="alias_action_failed")
+    return bool(resp.get("acknowledged"))
 
 
 def doc_count(cluster: Cluster, index: str, refresh: bool = True) -> int:

@@ -54,11 +54,14 @@ class Outcome:
         return what + (f" ({self.detail})" if self.detail else "")
 
 
-def _ensure_open(cluster: Cluster, index: str, wait: Wait, tries: int = 2) -> None:
+def _ensure_open(cluster: Cluster, index: str, wait: Wait, tries: int = 2,
+                 always: bool = False) -> None:
     """Open ``index`` unless it is open and searchable; a refused open is tried again once
-    (a node restarting refuses briefly)."""
+    (a node restarting refuses briefly). ``always``: send ``_open`` even to an open index,
+    because a close that failed half-way leaves an open index with a "preparing to close"
+    write block that only ``_open`` removes."""
     for attempt in range(tries):
-        if index_ops.index_status(cluster, index) == "open" and \
+        if not always and index_ops.index_status(cluster, index) == "open" and \
                 index_ops.searchable(cluster, index):
             return
         try:
@@ -78,7 +81,7 @@ def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
     if same_settings(now, j.new):
         try:
             progress(f"finishing: opening {j.index} with the new similarity")
-            _ensure_open(cluster, j.index, wait)
+            _ensure_open(cluster, j.index, wait, always=True)
         except ClusterError:
             if not index_ops.reachable(cluster):
                 raise
@@ -92,9 +95,9 @@ def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
         return Outcome(FINISHED, j)
     if same_settings(now, j.old):
         progress(f"rolling back: {j.index} keeps its previous similarity")
-        _ensure_open(cluster, j.index, wait)
+        _ensure_open(cluster, j.index, wait, always=True)
         return Outcome(ROLLED_BACK, j)
-    _ensure_open(cluster, j.index, wait)
+    _ensure_open(cluster, j.index, wait, always=True)
     return Outcome(UNKNOWN, j, "its similarity settings are neither the old nor the new ones, "
                    "so someone else changed them: left as they are; check `qidf show`")
 

@@ -23,9 +23,11 @@ COSTS = {
                     "closed (about 0.1-0.3 s on one node; longer when replicas must recover); "
                     "no extra disk",
     Strategy.CLONE: "write-block, clone (hard links) with the new similarity, move every "
-                    "alias in one atomic call: searches never fail; writes are refused "
-                    "(retryable 403/429) for the printed window; disk: hard links, then the "
-                    "clone's own merges; the concrete index becomes an alias of the clone",
+                    "alias in one atomic call: searches keep working (only the first swap of "
+                    "a concrete index name, which becomes an alias, can fail searches in "
+                    "flight); writes get 403 cluster_block_exception for the printed window "
+                    "(clients must retry them); disk: hard links, then the clone's own "
+                    "merges",
 }
 
 

@@ -325,6 +325,8 @@ class FakeEngine:
                         raise _error(400, "invalid_alias_name_exception", spec["alias"])
                     self._get(spec["index"]).aliases[spec["alias"]] = props
                 elif kind == "remove":
+                    if spec["alias"] not in self._get(spec["index"]).aliases:
+                        raise _error(404, "aliases_not_found_exception", spec["alias"])
                     self._get(spec["index"]).aliases.pop(spec["alias"])
                 elif kind == "remove_index":
                     del self.indices[self._get(spec["index"]).name]

@@ -64,7 +64,7 @@ def test_later_swaps_move_aliases_and_retire_the_old_clone():
     (second,) = clones(engine)
     assert second != first and first not in engine.indices  # drained, then deleted
     actions = [b for m, p, b in engine.calls if p == "/_aliases"][-1]["actions"]
-    assert actions == [{"remove": {"index": first, "alias": "code"}},
+    assert actions == [{"remove": {"index": first, "alias": "code", "must_exist": True}},
                        {"add": {"index": second, "alias": "code"}}]
     assert engine.indices[second].aliases == {"code": {}}  # no alias piles up per swap
     assert install.show(cluster, "code")["params"]["q"] == 0.6
