@@ -63,6 +63,17 @@ def _pid_start(pid: int) -> str | None:
     return stat[1] if stat else None
 
 
+def _command_line(argv: list[str]) -> str:
+    """What the holder runs, for a person to recognise it: the program, the subcommand and
+    its first argument only. Options are left out: they may carry a password or API key,
+    and this text is stored in the cluster and printed to whoever finds the lease."""
+    program = os.path.basename(argv[0]) if argv else "python"
+    words = [w for w in argv[1:3] if not w.startswith("-")]
+    if program in ("__main__.py", "qidf") or program.startswith("python"):
+        program = "qidf"
+    return " ".join([program, *words])[:300]
+
+
 @dataclass(frozen=True)
 class Owner:
     """Who holds a lease: enough for a person to find the process."""
@@ -81,7 +92,7 @@ class Owner:
             user = getpass.getuser()
         except (KeyError, OSError):
             user = str(os.getuid())
-        cmd = command or " ".join(["qidf", *sys.argv[1:]])[:200]
+        cmd = command or _command_line(sys.argv)
         return cls(run_id or new_run_id(), socket.gethostname(), os.getpid(),
                    _pid_start(os.getpid()), user, cmd)
 

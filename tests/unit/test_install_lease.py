@@ -157,3 +157,14 @@ def test_scratch_index_of_a_live_run_is_kept():
     engine.add_index("qidf-validate-0badf00d", {}, {"_meta": {"qidf_lease": "other"}})
     install.apply(fake_cluster(engine), "code", QlogParams(0.3))
     assert "qidf-validate-0badf00d" in engine.indices
+
+
+def test_the_recorded_command_never_holds_an_option_value(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys, "argv", ["/usr/bin/qidf", "apply", "code", "--password",
+                                      "s3cret", "--url", "https://u:pw@h:9200"])
+    owner = Owner.current()
+    assert owner.command == "qidf apply code"
+    monkeypatch.setattr(sys, "argv", ["qidf", "--api-key=abc", "apply"])
+    assert "abc" not in Owner.current().command
