@@ -27,13 +27,10 @@ def fresh_index(cluster, go_task, name: str, docs: int = 1500) -> None:
 CASES = [
     ("apply", "close", "closed", "SIGKILL"),
     ("apply", "close", "updated", "SIGTERM"),
-    ("apply", "close", "opened", "SIGKILL"),
-    ("revert", "close", "updated", "SIGKILL"),
-    ("apply", "clone", "blocked", "SIGKILL"),
+    ("revert", "close", "opened", "SIGKILL"),
     ("apply", "clone", "cloned", "SIGTERM"),
     ("apply", "clone", "swapped", "SIGKILL"),
     ("revert", "clone", "searchable", "SIGKILL"),
-    ("revert", "clone", "swapped", "SIGTERM"),
     ("apply", "close", "scratch", "SIGKILL"),
 ]
 

@@ -211,3 +211,50 @@ def test_unreachable_cluster_mid_change_says_recover():
     dead["on"] = False
     assert engine.status == "close"  # the node is back; the index waits for recovery
     assert "journal:code" in engine.state_docs()
+
+
+def test_an_unacknowledged_close_is_polled_until_the_index_is_closed(monkeypatch):
+    """acknowledged:false does not mean "not done": qidf reads the index state."""
+    engine = FakeEngine()
+    polls = {"n": 0}
+
+    def late(method, path, body):
+        if method == "GET" and path == "/_cat/indices/code" and engine.status == "open" \
+                and any(p == "/code/_close" for _, p, _ in engine.calls):
+            polls["n"] += 1
+            if polls["n"] == 3:
+                engine.concrete().status = "close"  # the engine gets there eventually
+
+    engine.before = late
+    real_serve = engine._serve
+
+    def unacked_close(method, path, body, q):
+        if method == "POST" and path == "/code/_close":
+            return {"acknowledged": False, "shards_acknowledged": False}
+        return real_serve(method, path, body, q)
+
+    monkeypatch.setattr(engine, "_serve", unacked_close)
+    from qidf_ctl.install import index_ops
+
+    monkeypatch.setattr(index_ops, "POLL_S", 0)
+    result = install.apply(fake_cluster(engine), "code", QlogParams(0.3))
+    assert result.changed and polls["n"] >= 3 and engine.status == "open"
+
+
+def test_a_step_that_never_finishes_times_out_and_is_rolled_back(monkeypatch):
+    from qidf_ctl.install import index_ops
+
+    engine = FakeEngine()
+    real_serve = engine._serve
+
+    def never_closes(method, path, body, q):
+        if method == "POST" and path == "/code/_close":
+            return {"acknowledged": False}
+        return real_serve(method, path, body, q)
+
+    monkeypatch.setattr(engine, "_serve", never_closes)
+    monkeypatch.setenv("QIDF_STEP_TIMEOUT", "0.2")
+    monkeypatch.setattr(index_ops, "POLL_S", 0.05)
+    with pytest.raises(ClusterError, match=r"closing code did not finish within .*rolled back"):
+        install.apply(fake_cluster(engine), "code", QlogParams(0.3))
+    assert engine.status == "open" and engine.similarity() == {}

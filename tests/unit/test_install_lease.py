@@ -168,3 +168,13 @@ def test_the_recorded_command_never_holds_an_option_value(monkeypatch):
     assert owner.command == "qidf apply code"
     monkeypatch.setattr(sys, "argv", ["qidf", "--api-key=abc", "apply"])
     assert "abc" not in Owner.current().command
+
+
+def test_a_change_in_progress_is_reported_as_such_not_as_interrupted():
+    engine = FakeEngine()
+    journal = _leftover_journal(engine)
+    store = _store(engine)
+    leases.acquire(store, "code", _owner(journal.run_id, "runner-9"))
+    shown = install.show(fake_cluster(engine), "code")
+    assert shown["interrupted"] is None and "is changing it" in shown["in_progress"]
+    assert "runner-9" in shown["lease"]

@@ -166,3 +166,20 @@ def test_blocked_index_is_reported_before_anything_changes(block):
         with pytest.raises(ConflictError, match=f"index.blocks.{block}=true"):
             install.apply(fake_cluster(engine), "code", QlogParams(0.3), strategy=strategy)
     assert engine.writes() == [] and engine.similarity() == {}
+
+
+def test_backing_index_close_works_where_there_is_no_data_stream_api():
+    """Elasticsearch's Maven Central zip has no _data_stream API (405): the write-index check
+    is skipped there, not turned into a failure."""
+    engine = FakeEngine(index=".ds-logs-000001", extra_settings={"index.hidden": "true"})
+    engine.concrete().data_stream = "logs"
+
+    def no_api(method, path, body):
+        if path.startswith("/_data_stream/"):
+            from qidf_ctl.errors import ClusterError
+
+            raise ClusterError("Incorrect HTTP method", status=405)
+
+    engine.before = no_api
+    assert install.apply(fake_cluster(engine), ".ds-logs-000001", QlogParams(0.3),
+                         allow_hidden=True).changed
