@@ -58,8 +58,8 @@ def apply_cmd(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
-    """Install the q-log similarity on an index (close, update, reopen; or --strategy clone,
-    no search downtime).
+    """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:
+    searches keep working).
 
     `--q auto` predicts q from the index's own statistics (see `qidf predict`) and records
     them next to the previous settings. An interrupted earlier apply or revert on the index is
