@@ -143,7 +143,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
 def settle(cluster: Cluster, store: StateStore, journal: Journal, wait: Wait,
            progress: Progress = quiet) -> Outcome:
     """Finish or roll back ``journal``'s operation, then close the journal."""
-    if journal.strategy == "clone":
+    if journal.strategy == "clone" and journal.target:  # (a record-only change has none)
         outcome = _settle_clone(cluster, journal, wait, progress)
     else:
         outcome = _settle_close(cluster, journal, wait, progress)
