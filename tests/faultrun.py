@@ -32,8 +32,10 @@ CLONE_POINTS = ["leased", "scratch", "journaled", *clone_swap.STEPS, "swapped.lo
                 "recorded.logged", "retired.logged"]
 
 
-def points(strategy: str) -> list[str]:
-    return CLOSE_POINTS if strategy == "close" else CLONE_POINTS
+def points(strategy: str, operation: str = "apply") -> list[str]:
+    """Where a fault can be planned; revert validates nothing, so it has no scratch index."""
+    found = CLOSE_POINTS if strategy == "close" else CLONE_POINTS
+    return [p for p in found if operation == "apply" or p != "scratch"]
 
 
 def qidf_argv(url: str, *args: str) -> list[str]:

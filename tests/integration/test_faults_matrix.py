@@ -117,7 +117,7 @@ def _check(cluster: Cluster, before: Any, old: dict, new: dict, operation: str,
 
 
 SIGNAL_CASES = [(op, st, point, sig) for op in ("apply", "revert") for st in ("close", "clone")
-                for point in faultrun.points(st) for sig in ("SIGKILL", "SIGTERM")]
+                for point in faultrun.points(st, op) for sig in ("SIGKILL", "SIGTERM")]
 
 
 @pytest.mark.parametrize(("operation", "strategy", "point", "sig"), SIGNAL_CASES)
