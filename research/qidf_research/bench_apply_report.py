@@ -85,6 +85,9 @@ def _faults() -> list[str]:
         f"inconsistent; in {data['races_with_a_loser']} one run lost the lease and printed "
         "one line naming the holder (in the others the second run started after the first "
         "had finished, and both succeeded in turn).",
+        f"- **{data.get('fuzzed_names', 0)} fuzzed index names** (unicode, percent signs, "
+        "dots, 255 bytes) applied and reverted beside look-alike decoys: "
+        f"{data.get('wrong_index_changes', 0)} changes to an index other than the one named.",
     ]
 
 

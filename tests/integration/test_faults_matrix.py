@@ -26,13 +26,15 @@ from typing import Any
 import pytest
 
 from qidf_ctl import install
-from qidf_ctl.cluster import Cluster, ConnectionSettings
+from qidf_ctl.cluster import Cluster, ConnectionSettings, index_path
 from qidf_ctl.engine import process as local_engine
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.evaluation import indexing
+from qidf_ctl.install.index_ops import resolves_to
 from qidf_ctl.similarity import QlogParams
 from tests import faultrun
 from tests.consistency import assert_consistent, snapshot
+from tests.names_fuzz import fuzz_names
 
 pytestmark = [pytest.mark.integration, pytest.mark.skipif(
     not os.environ.get("QIDF_FAULT_MATRIX"), reason="the full fault matrix runs in "
@@ -233,8 +235,9 @@ def _write_report() -> None:
     path = os.environ.get("QIDF_FAULT_REPORT")
     if not path or not ROWS:
         return
-    faults = [r for r in ROWS if r["kind"] != "race"]
+    faults = [r for r in ROWS if r["kind"] not in ("race", "names")]
     races = [r for r in ROWS if r["kind"] == "race"]
+    names = [r for r in ROWS if r["kind"] == "names"]
     summary = {
         "faults": len(faults),
         "faults_by_kind": dict(Counter(r["kind"] for r in faults)),
@@ -244,6 +247,40 @@ def _write_report() -> None:
         "races": len(races),
         "races_inconsistent": sum(r["outcome"] == "INCONSISTENT" for r in races),
         "races_with_a_loser": sum(r["exits"] == [0, 6] for r in races),
+        "fuzzed_names": sum(r["names"] for r in names),
+        "wrong_index_changes": sum(r["wrong_index_changes"] for r in names),
         "rows": ROWS,
     }
     Path(path).write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def test_fuzzed_names_never_change_another_index(node, go_task):
+    """60 legal but awkward names (unicode, percent signs, dots, 255 bytes), each applied and
+    reverted with a random strategy beside decoys a mis-encoded URL would reach."""
+    _, url = node
+    cluster = _connect(url)
+    decoys = ["qidf-it", "qidf-it-x", "qidf-it-a", "qidf-it-percent"]
+    docs = dict(list(go_task.corpus.items())[:5])
+    for decoy in decoys:
+        indexing.create_index(cluster, decoy)
+        indexing.bulk_index(cluster, decoy, docs)
+    settings = {d: cluster.request("GET", f"/{d}/_settings")[d] for d in decoys}
+    rng = random.Random(11)
+    wrong = 0
+    names = fuzz_names(60)
+    for name in names:
+        indexing.create_index(cluster, name)
+        indexing.bulk_index(cluster, name, docs)
+        strategy = rng.choice(["close", "clone"])
+        mode = faultrun.auto_mode(cluster)
+        install.apply(cluster, name, QlogParams(0.3), strategy=strategy, mode=mode)
+        assert install.show(cluster, name)["kind"] == "qlog"
+        install.revert(cluster, name, strategy=strategy)
+        assert install.show(cluster, name)["kind"] == "builtin"
+        now = {d: cluster.request("GET", f"/{d}/_settings")[d] for d in decoys}
+        wrong += sum(now[d] != settings[d] for d in decoys)
+        for index in resolves_to(cluster, name):
+            cluster.request("DELETE", index_path(index))
+    ROWS.append({"kind": "names", "names": len(names), "wrong_index_changes": wrong,
+                 "outcome": "consistent" if wrong == 0 else "INCONSISTENT"})
+    assert wrong == 0

@@ -22,6 +22,7 @@ from qidf_ctl.similarity import QlogParams
 from tests import faultrun
 from tests.consistency import assert_consistent, leftovers, snapshot
 from tests.load import Load
+from tests.names_fuzz import fuzz_names
 
 pytestmark = pytest.mark.integration
 CLONE = install.Strategy.CLONE
@@ -128,26 +129,15 @@ def test_reserved_characters_never_reach_another_index(cluster, go_task, char):
     assert flat(cluster, "qidf-it-idx") == before
 
 
-def _fuzz_names(n: int, seed: int = 5) -> list[str]:
-    rng = random.Random(seed)
-    alphabet = list("abcz09-_+.%é中ßσ😀ü")
-    names = ["qidf-it-%23x", "qidf-it-%2fx", "qidf-it-a..b", "qidf-it-" + "é" * 123,
-             "qidf-it-" + "x" * 247, "qidf-it-percent%", "qidf-it-😀"]
-    while len(names) < n:
-        body = "".join(rng.choice(alphabet) for _ in range(rng.choice([1, 4, 12, 40])))
-        names.append(f"qidf-it-{body}")
-    return names
-
-
 def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
     """Real indices with unicode, percent signs, dots and 255-byte names, beside decoys whose
     names a mis-encoded URL would reach: each apply/revert touches only its own index."""
-    decoys = ["qidf-it", "qidf-it-x", "qidf-it-a"]
+    decoys = ["qidf-it", "qidf-it-x", "qidf-it-a"]  # where a mis-encoded name would land
     for decoy in decoys:
         fresh_index(cluster, go_task, decoy, docs=5)
     decoy_settings = {d: flat(cluster, d) for d in decoys}
     rng = random.Random(9)
-    names = _fuzz_names(9)
+    names = fuzz_names(9)
     for name in names:
         assert len(name.encode()) <= 255
         fresh_index(cluster, go_task, name, docs=5)
