@@ -116,6 +116,9 @@ def _execute(sess: Session, journal: Journal, result: ChangeResult) -> None:
 def _finish(result: ChangeResult, sess: Session, started: float) -> ChangeResult:
     result.run_id = sess.run_id
     result.recovered = [o.describe() for o in sess.recovered]
+    if result.recovered and not result.changed:  # settling the earlier run changed the index
+        result.changed = True
+        result.message += " (after settling the interrupted operation)"
     result.warnings = sess.warnings + result.warnings
     result.seconds = time.monotonic() - started
     return result
