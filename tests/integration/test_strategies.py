@@ -137,7 +137,7 @@ def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
         fresh_index(cluster, go_task, decoy, docs=5)
     decoy_settings = {d: flat(cluster, d) for d in decoys}
     rng = random.Random(9)
-    names = fuzz_names(9)
+    names = fuzz_names(6)
     for name in names:
         assert len(name.encode()) <= 255
         fresh_index(cluster, go_task, name, docs=5)
