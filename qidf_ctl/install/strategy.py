@@ -20,8 +20,8 @@ class Strategy(str, Enum):
 # One line each for --help and docs/apply-safety.md: outage, disk, time, writes.
 COSTS = {
     Strategy.CLOSE: "close the index, update, reopen: searches and writes fail while it is "
-                    "closed (about 0.1-0.3 s on one node; longer when replicas must recover); "
-                    "no extra disk",
+                    "closed (the printed window: one close and one open, longer when replicas "
+                    "must recover); no extra disk",
     Strategy.CLONE: "write-block, clone (hard links) with the new similarity, move every "
                     "alias in one atomic call: searches keep working (only the first swap of "
                     "a concrete index name, which becomes an alias, can fail searches in "
