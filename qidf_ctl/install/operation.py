@@ -189,4 +189,7 @@ def _settle_after(sess: Session, journal: Journal, error: Exception) -> None:
     except QidfError as exc:
         raise _note(error, f"settling failed too ({exc}): the journal keeps the operation; "
                     f"run `qidf recover {journal.key}` once the cluster answers") from None
-    _note(error, outcome.describe())
+    if isinstance(error, ClusterError) and error.status is not None and \
+            400 <= error.status < 500 and error.status not in (401, 403, 404):
+        error.args = (f"the engine refused the change ({error})",)
+    _note(error, outcome.after_failure())

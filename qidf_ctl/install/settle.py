@@ -53,6 +53,16 @@ class Outcome:
         }[self.kind]
         return what + (f" ({self.detail})" if self.detail else "")
 
+    def after_failure(self) -> str:
+        """The same, said about the command's own change that just failed."""
+        key = self.journal.key
+        if self.kind == ROLLED_BACK:
+            return (f"{key} is open again with its previous settings (rolled back"
+                    + (f": {self.detail})" if self.detail else ")"))
+        if self.kind == FINISHED:
+            return f"{key} has the new settings: the change was completed anyway"
+        return self.describe()
+
 
 def _ensure_open(cluster: Cluster, index: str, wait: Wait, tries: int = 2,
                  always: bool = False) -> None:
