@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
+from qidf_ctl.errors import ClusterError
 from qidf_ctl.install import index_ops
 from qidf_ctl.install import journal as jr
 from qidf_ctl.install import lease as leases
@@ -23,8 +24,13 @@ def inspect(cluster: Cluster, name: str) -> dict[str, Any]:
                              "disagreement": None}
     target = resolve_target(cluster, name, allow_hidden=True)
     store = StateStore(cluster)
-    journal = jr.load(store, target.key)
-    held = leases.current(store, target.key)
+    try:
+        journal = jr.load(store, target.key)
+        held = leases.current(store, target.key)
+    except ClusterError as exc:  # a read-only user need not read qidf's state index
+        if exc.status not in (401, 403):
+            raise
+        journal, held = None, None
     live = held is not None and held.stale_reason() is None
     if held is not None:
         found["lease"] = held.owner.describe() + ("" if live else " (stale)")
