@@ -10,7 +10,8 @@ from qidf_ctl import install
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
-from qidf_ctl.cli.output import emit_json, err, out, step_status
+from qidf_ctl.cli.output import err, step_status
+from qidf_ctl.cli.similarity import report_change
 from qidf_ctl.cluster import Cluster
 
 
@@ -34,12 +35,7 @@ def recover_cmd(
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
         result = install.recover(cluster, index, force=force, progress=progress)
-    if json_out:
-        emit_json(result.as_dict())
-        return
-    for warning in result.warnings:
-        err.print(f"warning: {warning}", markup=False)
-    out.print(result.message, markup=False)
+    report_change(result, json_out)
 
 
 def warn_if_interrupted(cluster: Cluster, index: str, quiet: bool = False) -> None:

@@ -92,7 +92,7 @@ def apply_cmd(
     result.mode_reason = reason
     if not json_out:
         err.print(f"mode: {reason}", markup=False)
-    _report(result, json_out)
+    report_change(result, json_out)
 
 
 @app.command("revert")
@@ -115,10 +115,12 @@ def revert_cmd(
     with step_status(quiet=json_out) as progress:
         result = install.revert(cluster, index, strategy=strategy, dry_run=dry_run,
                                 progress=progress, allow_hidden=allow_hidden)
-    _report(result, json_out)
+    report_change(result, json_out)
 
 
-def _report(result: install.ChangeResult, json_out: bool) -> None:
+def report_change(result: install.ChangeResult, json_out: bool) -> None:
+    """What apply, revert or recover did: warnings on stderr, the outcome and the window
+    clients were refused on stdout (or all of it as JSON)."""
     if json_out:
         emit_json(result.as_dict())
         return

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from qidf_ctl.cluster import Cluster
+from qidf_ctl.cluster import Cluster, capabilities
 from qidf_ctl.cluster.names import clone_name, scratch_name
 from qidf_ctl.errors import ConflictError, QidfError
 from qidf_ctl.install import clone_swap, close_swap
@@ -22,12 +22,11 @@ from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.notice import pending_notice
 from qidf_ctl.install.operation import Session, remove_stale_scratch, run_steps, session
 from qidf_ctl.install.record import installed_record, read_meta, without_record
-from qidf_ctl.install.result import ChangeResult
+from qidf_ctl.install.result import ChangeResult, WindowTimer
 from qidf_ctl.install.state import SimilarityState, read_state
 from qidf_ctl.install.strategy import Strategy, parse_strategy
 from qidf_ctl.install.target import (
     Target,
-    check_close_allowed,
     check_writable,
     check_write_index_of_stream,
     resolve_target,
@@ -77,7 +76,7 @@ def _preflight(cluster: Cluster, target: Target, state: SimilarityState, doing: 
     state.description.require_open(doing)
     check_writable(state.index, state.description.settings)
     if strategy is Strategy.CLOSE:
-        check_close_allowed(cluster)
+        capabilities.check_closable(cluster)
         check_write_index_of_stream(cluster, target)
 
 
@@ -101,12 +100,12 @@ def _journal(sess: Session, target: Target, state: SimilarityState, operation: s
 def _execute(sess: Session, journal: Journal, result: ChangeResult) -> None:
     wait = sess.wait()
     if journal.target is None:  # close strategy, or only the record changes
-        closed = close_swap.CloseTimer()
+        closed = WindowTimer()
         run_steps(sess, journal, close_swap.steps(sess.cluster, journal, wait, sess.progress,
                                                   closed), result.step_seconds)
         result.closed_seconds = closed.seconds
         return
-    blocked = clone_swap.BlockTimer()
+    blocked = WindowTimer()
     run_steps(sess, journal, clone_swap.steps(sess.cluster, journal, wait, sess.progress,
                                               blocked), result.step_seconds)
     result.write_blocked_seconds = blocked.seconds

@@ -26,6 +26,7 @@ from qidf_ctl.install.close_swap import current_similarity, update_similarity
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
+from qidf_ctl.install.result import WindowTimer
 from qidf_ctl.progress import Progress
 from qidf_ctl.similarity import same_settings, update_body
 
@@ -112,23 +113,8 @@ def retire(cluster: Cluster, index: str, uuid: str, progress: Progress) -> None:
     index_ops.delete_index(cluster, index)
 
 
-class BlockTimer:
-    """Seconds writes were refused: from the write block to the end of the swap."""
-
-    def __init__(self) -> None:
-        self.started: float | None = None
-        self.seconds = 0.0
-
-    def start(self) -> None:
-        self.started = time.monotonic()
-
-    def stop(self) -> None:
-        if self.started is not None:
-            self.seconds = time.monotonic() - self.started
-
-
 def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
-          timer: BlockTimer) -> list[Step]:
+          timer: WindowTimer) -> list[Step]:
     source, target = journal.index, journal.target
     assert target is not None
 

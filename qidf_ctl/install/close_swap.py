@@ -8,7 +8,6 @@ settings it describes are in place.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from qidf_ctl.install import index_ops
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
+from qidf_ctl.install.result import WindowTimer
 from qidf_ctl.install.state import similarity_of
 from qidf_ctl.progress import Progress
 from qidf_ctl.similarity import same_settings, update_body
@@ -37,23 +37,8 @@ def update_similarity(cluster: Cluster, index: str, target: dict[str, Any]) -> N
         index_ops.put_settings(cluster, index, update_body(now, target))
 
 
-class CloseTimer:
-    """Seconds the index was closed, from the close call to the end of the open."""
-
-    def __init__(self) -> None:
-        self.started: float | None = None
-        self.seconds = 0.0
-
-    def start(self) -> None:
-        self.started = time.monotonic()
-
-    def stop(self) -> None:
-        if self.started is not None:
-            self.seconds = time.monotonic() - self.started
-
-
 def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
-          timer: CloseTimer) -> list[Step]:
+          timer: WindowTimer) -> list[Step]:
     """The steps from ``journal.old`` to ``journal.new``; only the record when the settings
     are already the new ones (a revert whose settings were restored by hand)."""
     index = journal.index

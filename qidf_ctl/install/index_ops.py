@@ -18,9 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
-from qidf_ctl.cluster import Cluster, index_path, segment
+from qidf_ctl.cluster import Cluster, close_failure, index_path, segment
 from qidf_ctl.errors import ClusterError
 
 SERVER_TIMEOUT_S = 30  # below the client's 60 s request timeout
@@ -59,13 +58,13 @@ class Wait:
             time.sleep(self.poll_s)
 
 
-def server_params(cluster: Cluster, timeout_s: int = SERVER_TIMEOUT_S, **extra: str) -> str:
-    """Query string with the engine's own timeouts (in the path: opensearch-py would take a
-    ``timeout`` param as its own client timeout)."""
+def server_params(cluster: Cluster, timeout_s: int = SERVER_TIMEOUT_S,
+                  **extra: str) -> dict[str, str]:
+    """The engine's own timeouts as request ``params`` (the transport encodes them into the
+    query string itself, so ``timeout`` stays a server parameter, not the client's)."""
     manager = ("cluster_manager_timeout" if cluster.engine.distribution == "opensearch"
                else "master_timeout")
-    params = {"timeout": f"{timeout_s}s", manager: f"{SERVER_TIMEOUT_S}s", **extra}
-    return "?" + urlencode(params)
+    return {"timeout": f"{timeout_s}s", manager: f"{SERVER_TIMEOUT_S}s", **extra}
 
 
 def reachable(cluster: Cluster) -> bool:
@@ -77,10 +76,11 @@ def reachable(cluster: Cluster) -> bool:
 
 
 def _slow_call(cluster: Cluster, method: str, path: str, body: Any, doing: str,
-               done: Callable[[], bool], wait: Wait, acked: Callable[[Any], bool]) -> None:
+               done: Callable[[], bool], wait: Wait, acked: Callable[[Any], bool],
+               params: dict[str, str] | None = None) -> None:
     """One admin call; if the engine (or the client) gives up before it is done, poll."""
     try:
-        resp = cluster.request(method, path, body)
+        resp = cluster.request(method, path, body, params)
         if acked(resp):
             return
     except ClusterError as exc:
@@ -120,8 +120,8 @@ def searchable(cluster: Cluster, index: str) -> bool:
     reopened or just cloned index yellow while its primaries are still initializing (and
     searches on it fail), so the active primaries are counted."""
     health = cluster.request(
-        "GET", f"/_cluster/health/{segment(index)}"
-        + server_params(cluster, 5, wait_for_status="yellow", level="indices"))
+        "GET", f"/_cluster/health/{segment(index)}",
+        params=server_params(cluster, 5, wait_for_status="yellow", level="indices"))
     entry = health.get("indices", {}).get(index, {})
     shards = int(entry.get("number_of_shards", 0))
     return (not health.get("timed_out") and entry.get("status") in ("yellow", "green")
@@ -129,17 +129,26 @@ def searchable(cluster: Cluster, index: str) -> bool:
 
 
 def close_index(cluster: Cluster, index: str, wait: Wait) -> None:
-    _slow_call(cluster, "POST", index_path(index, "_close") + server_params(cluster), None,
-               f"closing {index}", lambda: index_status(cluster, index) == "close", wait,
-               lambda r: bool(r.get("acknowledged")))
+    """Close, or say why the engine would not: a refusal inside a 200 answer (a shard's
+    privilege) is raised at once; a close not acknowledged yet is polled for."""
+
+    def closed(resp: Any) -> bool:
+        failure = close_failure(resp, index)
+        if failure is not None and not failure.retryable:
+            raise failure
+        return failure is None
+
+    _slow_call(cluster, "POST", index_path(index, "_close"), None, f"closing {index}",
+               lambda: index_status(cluster, index) == "close", wait, closed,
+               server_params(cluster))
 
 
 def open_index(cluster: Cluster, index: str, wait: Wait) -> None:
     """Open and wait until every primary is active (searches succeed)."""
-    _slow_call(cluster, "POST", index_path(index, "_open")
-               + server_params(cluster, wait_for_active_shards="1"), None, f"opening {index}",
+    _slow_call(cluster, "POST", index_path(index, "_open"), None, f"opening {index}",
                lambda: index_status(cluster, index) == "open", wait,
-               lambda r: bool(r.get("acknowledged")))
+               lambda r: bool(r.get("acknowledged")),
+               server_params(cluster, wait_for_active_shards="1"))
     wait_searchable(cluster, index, wait)
 
 
@@ -150,29 +159,27 @@ def wait_searchable(cluster: Cluster, index: str, wait: Wait) -> None:
 def block_writes(cluster: Cluster, index: str, wait: Wait) -> None:
     """``PUT _block/write``: unlike setting ``index.blocks.write``, the engine also waits for
     writes already in flight, so a clone taken afterwards holds every acknowledged write."""
-    path = index_path(index, "_block", "write") + server_params(cluster)
+    path, params = index_path(index, "_block", "write"), server_params(cluster)
 
-    def verified() -> bool:
-        resp = cluster.request("PUT", path)
+    def acked(resp: Any) -> bool:
         return bool(resp.get("acknowledged")) and bool(resp.get("shards_acknowledged", True))
 
-    _slow_call(cluster, "PUT", path, None, f"write-blocking {index}", verified, wait,
-               lambda r: bool(r.get("acknowledged")) and bool(r.get("shards_acknowledged",
-                                                                        True)))
+    _slow_call(cluster, "PUT", path, None, f"write-blocking {index}",
+               lambda: acked(cluster.request("PUT", path, None, params)), wait, acked, params)
 
 
 def unblock_writes(cluster: Cluster, index: str) -> None:
-    cluster.request("PUT", index_path(index, "_settings") + server_params(cluster),
-                    {"index.blocks.write": None})
+    cluster.request("PUT", index_path(index, "_settings"), {"index.blocks.write": None},
+                    server_params(cluster))
 
 
 def put_settings(cluster: Cluster, index: str, body: dict[str, Any]) -> None:
-    cluster.request("PUT", index_path(index, "_settings") + server_params(cluster), body)
+    cluster.request("PUT", index_path(index, "_settings"), body, server_params(cluster))
 
 
 def delete_index(cluster: Cluster, index: str) -> None:
     try:
-        cluster.request("DELETE", index_path(index) + server_params(cluster))
+        cluster.request("DELETE", index_path(index), None, server_params(cluster))
     except ClusterError as exc:
         if exc.status != 404:
             raise
@@ -182,18 +189,18 @@ def clone_index(cluster: Cluster, source: str, target: str, settings: dict[str, 
                 wait: Wait) -> None:
     """``_clone`` (hard links) with ``settings`` on the new index; returns once it exists
     (the shards are waited for by ``wait_searchable``)."""
-    path = (index_path(source, "_clone", segment(target))
-            + server_params(cluster, wait_for_active_shards="0"))
-    _slow_call(cluster, "POST", path, {"settings": settings}, f"cloning {source}",
+    _slow_call(cluster, "POST", index_path(source, "_clone", segment(target)),
+               {"settings": settings}, f"cloning {source}",
                lambda: index_status(cluster, target) != "missing", wait,
-               lambda r: bool(r.get("acknowledged")))
+               lambda r: bool(r.get("acknowledged")),
+               server_params(cluster, wait_for_active_shards="0"))
 
 
 def update_aliases(cluster: Cluster, actions: list[dict[str, Any]], wait: Wait,
                    done: Callable[[], bool]) -> None:
     """One atomic ``_aliases`` call."""
-    _slow_call(cluster, "POST", "/_aliases" + server_params(cluster), {"actions": actions},
-               "moving the aliases", done, wait, _aliases_done)
+    _slow_call(cluster, "POST", "/_aliases", {"actions": actions}, "moving the aliases", done,
+               wait, _aliases_done, server_params(cluster))
 
 
 def _aliases_done(resp: Any) -> bool:

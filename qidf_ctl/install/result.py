@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,3 +30,20 @@ class ChangeResult:
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+class WindowTimer:
+    """Seconds clients were refused: the close strategy's closed window (close call to the
+    end of the open), the clone strategy's write-blocked one (block to the end of the swap).
+    The steps start and stop it; the result reports it."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+        self.seconds = 0.0
+
+    def start(self) -> None:
+        self.started = time.monotonic()
+
+    def stop(self) -> None:
+        if self.started is not None:
+            self.seconds = time.monotonic() - self.started

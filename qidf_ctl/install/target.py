@@ -4,7 +4,8 @@ Before any write: the name is checked (``cluster.names``) before any request; th
 ``_resolve/index`` call says whether it is an index, an alias (to exactly one index) or a
 data stream, and whether the index is hidden or a system index. Data streams, qidf's own
 indices, and hidden indices without ``--allow-hidden`` are refused here; blocks and a cluster
-that forbids closing are refused once the index's settings are read (``check_writable``).
+that forbids closing (``cluster.capabilities.check_closable``) are refused once the
+index's settings are read (``check_writable``).
 """
 
 from __future__ import annotations
@@ -119,30 +120,6 @@ def check_writable(index: str, settings: dict[str, Any]) -> None:
             f"index {index!r} has {shown}: qidf changes nothing on a blocked index. If the "
             f"block is not needed any more, remove it (PUT {index}/_settings {{{body}}}) and "
             "run the command again")
-
-
-def check_close_allowed(cluster: Cluster) -> None:
-    """``cluster.indices.close.enable: false`` (set by some managed offerings) makes every
-    ``_close`` fail: say so before anything changes."""
-    try:
-        resp = cluster.request("GET", "/_cluster/settings", params={
-            "include_defaults": "true", "filter_path": "*.cluster.indices.close.enable"})
-    except ClusterError as exc:
-        if exc.status in (401, 403):
-            return  # cannot read it: the close itself will tell, and is rolled back
-        raise
-    value = "true"
-    for part in ("defaults", "persistent", "transient"):  # later ones win
-        tree = (resp or {}).get(part, {})
-        found = tree.get("cluster.indices.close.enable",
-                         tree.get("cluster", {}).get("indices", {}).get("close", {})
-                         .get("enable"))
-        if found is not None:
-            value = found
-    if str(value).lower() == "false":
-        raise ConflictError("this cluster forbids closing indices (cluster.indices.close."
-                            "enable: false), which --strategy close needs: use --strategy "
-                            "clone")
 
 
 def check_write_index_of_stream(cluster: Cluster, target: Target) -> None:

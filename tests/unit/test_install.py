@@ -3,6 +3,8 @@ journal and lease around them, and the index left open and consistent whatever f
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from qidf_ctl import install
@@ -257,4 +259,33 @@ def test_a_step_that_never_finishes_times_out_and_is_rolled_back(monkeypatch):
     monkeypatch.setattr(index_ops, "POLL_S", 0.05)
     with pytest.raises(ClusterError, match=r"closing code did not finish within .*rolled back"):
         install.apply(fake_cluster(engine), "code", QlogParams(0.3))
+    assert engine.status == "open" and engine.similarity() == {}
+
+
+def test_a_close_refused_per_shard_is_reported_at_once_and_changes_nothing(monkeypatch):
+    """A 200 answer holding a shard's FORBIDDEN (``cluster.close_failure``) is not "slow":
+    qidf says which privilege is missing instead of polling until the step times out."""
+    from qidf_ctl.install import index_ops
+
+    engine = FakeEngine()
+    real_serve = engine._serve
+    refused = {"acknowledged": False, "shards_acknowledged": False, "indices": {"code": {
+        "closed": False, "failedShards": {"0": {"failures": [{"status": "FORBIDDEN",
+            "reason": {"type": "security_exception",
+                       "reason": "no permissions for [indices:admin/close[s]] and User "
+                                 "[name=ci, backend_roles=[], requestedTenant=null]"}}]}}}}}
+
+    def forbidden_close(method, path, body, q):
+        if method == "POST" and path == "/code/_close":
+            return refused
+        return real_serve(method, path, body, q)
+
+    monkeypatch.setattr(engine, "_serve", forbidden_close)
+    monkeypatch.setenv("QIDF_STEP_TIMEOUT", "30")
+    monkeypatch.setattr(index_ops, "POLL_S", 5)
+    started = time.monotonic()
+    with pytest.raises(QidfError, match=r"indices:admin/close\[s\]") as info:
+        install.apply(fake_cluster(engine), "code", QlogParams(0.3))
+    assert time.monotonic() - started < 5, "polled instead of reporting the refusal"
+    assert info.value.exit_code == 4
     assert engine.status == "open" and engine.similarity() == {}
