@@ -22,7 +22,7 @@ from qidf_ctl.similarity import QlogParams
 from tests import faultrun
 from tests.consistency import assert_consistent, leftovers, snapshot
 from tests.load import Load
-from tests.names_fuzz import fuzz_names
+from tests.names_fuzz import DECOYS, fuzz_names
 
 pytestmark = pytest.mark.integration
 CLONE = install.Strategy.CLONE
@@ -132,7 +132,7 @@ def test_reserved_characters_never_reach_another_index(cluster, go_task, char):
 def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
     """Real indices with unicode, percent signs, dots and 255-byte names, beside decoys whose
     names a mis-encoded URL would reach: each apply/revert touches only its own index."""
-    decoys = ["qidf-it", "qidf-it-x", "qidf-it-a"]  # where a mis-encoded name would land
+    decoys = list(DECOYS)  # where a mis-encoded name would land
     for decoy in decoys:
         fresh_index(cluster, go_task, decoy, docs=5)
     decoy_settings = {d: flat(cluster, d) for d in decoys}
