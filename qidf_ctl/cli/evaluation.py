@@ -10,8 +10,8 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, out, step_status
-from qidf_ctl.errors import UsageError
 from qidf_ctl.cli.recover import warn_if_interrupted
+from qidf_ctl.errors import UsageError
 from qidf_ctl.evaluation import evaluate, files, runs
 from qidf_ctl.evaluation import sweep as sweep_lib
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES
