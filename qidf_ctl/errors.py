@@ -118,5 +118,12 @@ class ClusterError(QidfError):
         return EXIT_FAILED
 
 
+class Interrupted(QidfError):
+    """SIGINT or SIGTERM arrived during a change; the operation was finished or rolled back
+    (the message says which) before exiting."""
+
+    exit_code = EXIT_INTERRUPTED
+
+
 class EngineError(QidfError):
     """The local engine could not be fetched, started or stopped."""

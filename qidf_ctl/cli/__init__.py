@@ -9,6 +9,7 @@ from qidf_ctl.cli import (  # noqa: F401
     engine,
     evaluation,
     plugin,
+    recover,
     render,
     search,
     similarity,

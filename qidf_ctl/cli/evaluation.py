@@ -10,6 +10,7 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.cli.recover import warn_if_interrupted
 from qidf_ctl.errors import UsageError
 from qidf_ctl.evaluation import evaluate, files, runs
 from qidf_ctl.evaluation import sweep as sweep_lib
@@ -77,6 +78,7 @@ def eval_cmd(
                                       max_queries, seed)
     base = runs.read_trec_run(baseline) if baseline else None
     cluster = conn.connect()
+    warn_if_interrupted(cluster, index, json_out)
     with step_status(quiet=json_out) as progress:
         result, run = evaluate.evaluate_index(
             cluster, index, qs, rel, field_name=field, depth=depth, budget=budget,
@@ -148,6 +150,7 @@ def sweep_cmd(
         _joint_cmd(conn, index, qs, rel, (q_grid, *joint_grids), field, mode, seed, json_out)
         return
     cluster = conn.connect()
+    warn_if_interrupted(cluster, index, json_out)
     with step_status(quiet=json_out) as progress:
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
                                  mode=mode, query_time=query_time, progress=progress,

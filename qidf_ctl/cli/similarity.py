@@ -27,6 +27,11 @@ from qidf_ctl.formula import IdfForm
 from qidf_ctl.install.mode import check_mode
 
 DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
+StrategyOpt = Annotated[install.Strategy, typer.Option(
+    "--strategy", help="close: " + install.COSTS[install.Strategy.CLOSE] + ". clone: "
+    + install.COSTS[install.Strategy.CLONE] + ".")]
+AllowHidden = Annotated[bool, typer.Option(
+    "--allow-hidden", help="Allow a hidden or system index (dot names, index.hidden).")]
 
 
 @app.command("apply")
@@ -45,6 +50,8 @@ def apply_cmd(
     field: Annotated[str | None, typer.Option(
         help="Text field that must be affected; refused if its mapping names its own "
         "similarity.")] = None,
+    strategy: StrategyOpt = install.Strategy.CLOSE,
+    allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     queries: Annotated[str | None, typer.Option(
         "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
@@ -54,13 +61,15 @@ def apply_cmd(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
-    """Install the q-log similarity on an index (close, update, reopen; under a second).
+    """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:
+    searches keep working).
 
     `--q auto` predicts q from the index's own statistics (see `qidf predict`; with
     `--queries FILE`, from a query sample too) and records them next to the previous
-    settings.
+    settings. An interrupted earlier apply or revert on the index is finished or rolled back
+    first.
 
-    Example: qidf apply code-search --q 0.3
+    Example: qidf apply code-search --q 0.3 --strategy clone
     """
     from qidf_ctl.errors import UsageError
 
@@ -90,12 +99,13 @@ def apply_cmd(
         if not json_out:
             err.print(f"q auto: {prediction.reason}", markup=False)
     with step_status(quiet=json_out) as progress:
-        result = install.apply(cluster, index, params, mode=chosen, field_name=field,
-                               dry_run=dry_run, extra_record=extra, progress=progress)
+        result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
+                               field_name=field, dry_run=dry_run, extra_record=extra,
+                               progress=progress, allow_hidden=allow_hidden)
     result.mode_reason = reason
     if not json_out:
         err.print(f"mode: {reason}", markup=False)
-    _report(result, json_out)
+    report_change(result, json_out)
 
 
 @app.command("revert")
@@ -104,20 +114,26 @@ def apply_cmd(
 def revert_cmd(
     index: IndexArg,
     conn: ClusterOptions,
+    strategy: StrategyOpt = install.Strategy.CLOSE,
+    allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     json_out: Json = False,
 ) -> None:
-    """Restore the similarity settings the index had before qidf's first apply.
+    """Restore the similarity settings the index had before qidf's first apply (with
+    --strategy clone: on a clone of the live index, so no write made since is lost).
 
-    Example: qidf revert code-search
+    Example: qidf revert code-search --strategy clone
     """
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
-        result = install.revert(cluster, index, dry_run=dry_run, progress=progress)
-    _report(result, json_out)
+        result = install.revert(cluster, index, strategy=strategy, dry_run=dry_run,
+                                progress=progress, allow_hidden=allow_hidden)
+    report_change(result, json_out)
 
 
-def _report(result: install.ChangeResult, json_out: bool) -> None:
+def report_change(result: install.ChangeResult, json_out: bool) -> None:
+    """What apply, revert or recover did: warnings on stderr, the outcome and the window
+    clients were refused on stdout (or all of it as JSON)."""
     if json_out:
         emit_json(result.as_dict())
         return
@@ -125,7 +141,12 @@ def _report(result: install.ChangeResult, json_out: bool) -> None:
         err.print(f"warning: {warning}", markup=False)
     out.print(result.message, markup=False)
     if result.changed and result.closed_seconds:
-        out.print(f"index was closed for {result.closed_seconds:.2f}s", markup=False)
+        out.print(f"index was closed for {result.closed_seconds:.2f}s (searches and writes "
+                  "failed meanwhile)", markup=False)
+    if result.changed and result.write_blocked_seconds:
+        out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (403 "
+                  "cluster_block_exception: clients must retry them); searches kept working",
+                  markup=False)
     if result.dry_run:
         out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
 
@@ -142,6 +163,9 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
     if json_out:
         emit_json(info)
         return
+    for key in ("interrupted", "in_progress", "disagreement"):
+        if info.get(key):
+            err.print(f"warning: {info[key]}", markup=False)
     out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
               markup=False)
     installed = (info.get("record") or {}).get("installed")

@@ -19,6 +19,7 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
+from qidf_ctl.cli.recover import warn_if_interrupted
 from qidf_ctl.stats import hapax_terms, text_shape
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
 
@@ -69,6 +70,7 @@ def stats_cmd(
     Example: qidf stats code-search --field text --sample 5000 --seed 1
     """
     cluster = conn.connect()
+    warn_if_interrupted(cluster, index, json_out)
     result = stats.index_stats(cluster, index, field=field, sample=sample, seed=seed,
                                exact=exact, bar=bars(json_out))
     if json_out:
@@ -99,6 +101,7 @@ def predict_cmd(
     predict.get(predictor)
     sampled = query_sample(queries, seed=seed) if queries else None
     cluster = conn.connect()
+    warn_if_interrupted(cluster, index, json_out)
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
                                        predictor=predictor, queries=sampled,
                                        bar=bars(json_out))

@@ -34,10 +34,14 @@ def check_serverless(serverless: bool) -> None:
 
 def close_disabled(cluster: Any) -> bool | None:
     """``cluster.indices.close.enable`` is false: True; readable and not false: False; the
-    user may not read cluster settings: None (the close itself will say)."""
+    user may not read cluster settings: None (the close itself will say).
+
+    Read nested, not with ``flat_settings``: OpenSearch 2.19 applies ``filter_path`` to the
+    nested form, so a flat answer filtered by it is empty and a disabled close went unseen.
+    """
     try:
         resp = cluster.request("GET", "/_cluster/settings",
-                               params={"include_defaults": "true", "flat_settings": "true",
+                               params={"include_defaults": "true",
                                        "filter_path": "*.cluster.indices.close.enable"})
     except ClusterError as exc:
         if exc.status in (401, 403, 404):
@@ -45,7 +49,9 @@ def close_disabled(cluster: Any) -> bool | None:
         raise
     key = "cluster.indices.close.enable"
     for part in ("transient", "persistent", "defaults"):
-        value = (resp.get(part) or {}).get(key)
+        tree = (resp or {}).get(part) or {}
+        value = tree.get(key, tree.get("cluster", {}).get("indices", {}).get("close", {})
+                         .get("enable"))
         if value is not None:
             return str(value).lower() == "false"
     return False

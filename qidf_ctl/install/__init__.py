@@ -1,13 +1,25 @@
-"""Changing the similarity of an existing index: apply, revert, show, and the choice between
-Painless and the native plugin."""
+"""Changing the similarity of an existing index safely: apply, revert, recover, show, the two
+strategies (close, clone), and the choice between Painless and the native plugin.
+
+Module map: ``apply`` (apply/revert), ``recovery`` (recover), ``show`` and ``notice`` (what
+is installed; interrupted operations), ``target`` (exact names and refusals), ``operation``
+(lease + journal + steps + settling), ``close_swap`` / ``clone_swap`` (the strategies' steps),
+``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store`` (qidf's
+state index), ``index_ops`` (slow calls waited for with the engine's timeouts), ``signals``,
+``faults`` (test-only hook), ``record`` (``_meta.qidf``), ``state``, ``validate``, ``mode``.
+"""
 
 from qidf_ctl.install.apply import apply, revert
+from qidf_ctl.install.lease import LeaseHeld
 from qidf_ctl.install.mode import PLUGIN_NAME, choose_mode, presence
+from qidf_ctl.install.notice import pending_notice
+from qidf_ctl.install.recovery import recover
 from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.show import show
 from qidf_ctl.install.state import META_KEY, SimilarityState, read_state
+from qidf_ctl.install.strategy import COSTS, Strategy
 from qidf_ctl.install.validate import validate_on_scratch_index
 
-__all__ = ["META_KEY", "PLUGIN_NAME", "ChangeResult", "SimilarityState", "apply",
-           "choose_mode", "presence", "read_state", "revert", "show",
-           "validate_on_scratch_index"]
+__all__ = ["COSTS", "META_KEY", "PLUGIN_NAME", "ChangeResult", "LeaseHeld", "SimilarityState",
+           "Strategy", "apply", "choose_mode", "pending_notice", "presence", "read_state",
+           "recover", "revert", "show", "validate_on_scratch_index"]

@@ -1,81 +1,90 @@
-"""The close strategy: close -> update ``index.similarity.default`` -> open.
+"""The close strategy: close -> update ``index.similarity.default`` -> open -> record.
 
-The engines change a similarity only on a closed index, so search on it fails while it is
-closed (a fraction of a second on one node). Whatever fails after the close, the index is
-reopened: with the new settings if they were accepted, with the old ones otherwise.
+The engines change a similarity only on a closed index, so search and writes on it fail while
+it is closed (a fraction of a second on one node). Each step is idempotent (it looks before it
+acts), so recovery can replay or undo any of them; the ``_meta`` record comes last, once the
+settings it describes are in place.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from typing import Any
 
-from qidf_ctl.cluster import Cluster, index_path, segment
-from qidf_ctl.errors import ClusterError, QidfError
-from qidf_ctl.install.state import SimilarityState
+from qidf_ctl.cluster import Cluster
+from qidf_ctl.install import index_ops
+from qidf_ctl.install.index_ops import Wait
+from qidf_ctl.install.journal import Journal
+from qidf_ctl.install.record import ensure_meta
+from qidf_ctl.install.result import WindowTimer
+from qidf_ctl.install.state import SimilarityState, similarity_of
 from qidf_ctl.progress import Progress
-from qidf_ctl.similarity import update_body
+from qidf_ctl.similarity import same_settings, update_body
+
+STEPS = ("closed", "updated", "opened", "recorded")
+Step = tuple[str, Callable[[], None], bool]  # name, action, journaled right after it
 
 
-def wait_searchable(cluster: Cluster, index: str, timeout_s: int = 60) -> None:
-    # The query string is in the path: opensearch-py would take a "timeout" param as its own.
-    health = cluster.request(
-        "GET", f"/_cluster/health/{segment(index)}?wait_for_status=yellow&timeout={timeout_s}s"
-    )
-    if health.get("timed_out") or health.get("status") == "red":
-        raise ClusterError(
-            f"index {index!r} was reopened but is {health.get('status')} after {timeout_s}s: "
-            f"check GET _cluster/allocation/explain"
-        )
+def current_similarity(cluster: Cluster, index: str) -> dict[str, Any] | None:
+    settings = index_ops.flat_settings(cluster, index)
+    return None if settings is None else similarity_of(settings)
 
 
-def open_index(cluster: Cluster, index: str) -> None:
-    last: Exception | None = None
-    for _ in range(3):
-        try:
-            cluster.request("POST", index_path(index, "_open"))
-            wait_searchable(cluster, index)
-            return
-        except ClusterError as exc:
-            last = exc
-            time.sleep(1)
-    raise ClusterError(f"could not reopen index {index!r}: {last}")
+def update_similarity(cluster: Cluster, index: str, target: dict[str, Any]) -> None:
+    """Settings update to ``target`` (on a closed index), from whatever is there now."""
+    now = current_similarity(cluster, index) or {}
+    if not same_settings(now, target):
+        index_ops.put_settings(cluster, index, update_body(now, target))
 
 
-def swap_settings(
-    cluster: Cluster, state: SimilarityState, target_flat: dict[str, Any], progress: Progress
-) -> float:
-    """close -> update to ``target_flat`` -> open; reopen with the old settings whatever
-    fails. Returns seconds the index was closed."""
-    body = update_body(state.similarity_flat, target_flat)
-    progress(f"closing {state.index}")
-    started = time.monotonic()
-    cluster.request("POST", index_path(state.index, "_close"))
-    update_error: ClusterError | None = None
-    try:
+def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
+          timer: WindowTimer) -> list[Step]:
+    """The steps from ``journal.old`` to ``journal.new``; only the record when the settings
+    are already the new ones (a revert whose settings were restored by hand)."""
+    index = journal.index
+
+    def close() -> None:
+        progress(f"closing {index}")
+        timer.start()
+        index_ops.close_index(cluster, index, wait)
+
+    def update() -> None:
         progress("updating similarity settings")
-        cluster.request("PUT", index_path(state.index, "_settings"), body)
-    except ClusterError as exc:
-        update_error = exc
+        update_similarity(cluster, index, journal.new)
+
+    def reopen() -> None:
+        progress(f"reopening {index}")
+        index_ops.open_index(cluster, index, wait)
+        timer.stop()
+
+    def record() -> None:
+        progress("recording what was installed")
+        ensure_meta(cluster, index, journal.new_meta)
+
+    if same_settings(journal.old, journal.new):
+        return [("recorded", record, True)]
+    # The index is closed from "closed" to "opened": no journal write in between, to keep
+    # the outage short (recovery decides from what it observes, not from the step).
+    return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
+            ("recorded", record, True)]
+
+
+def swap_settings(cluster: Cluster, state: SimilarityState, target: dict[str, Any],
+                  progress: Progress) -> float:
+    """close -> update to ``target`` -> open, reopened with the old settings whatever fails;
+    seconds the index was closed. No lease, journal or ``_meta`` record: for an index a
+    benchmark owns (the research peers benchmark), never for a user's index (``install.apply``)."""
+    wait, timer = Wait(), WindowTimer()
+    progress(f"closing {state.index}")
+    timer.start()
+    index_ops.close_index(cluster, state.index, wait)
+    try:
+        update_similarity(cluster, state.index, target)
+    except Exception:
+        update_similarity(cluster, state.index, state.similarity_flat)
+        raise
     finally:
         progress(f"reopening {state.index}")
-        try:
-            open_index(cluster, state.index)
-        except ClusterError:
-            if update_error is not None:
-                raise
-            # The new settings went in but the index will not open: put the old ones back.
-            restore = update_body(target_flat, state.similarity_flat)
-            cluster.request("POST", index_path(state.index, "_close"))
-            cluster.request("PUT", index_path(state.index, "_settings"), restore)
-            open_index(cluster, state.index)
-            raise QidfError(
-                f"index {state.index!r} would not open with the new similarity; "
-                "the previous settings were restored and it is open again"
-            ) from None
-    if update_error is not None:
-        raise QidfError(
-            f"the engine refused the settings update ({update_error}); "
-            f"index {state.index!r} is open again with its previous settings"
-        )
-    return time.monotonic() - started
+        index_ops.open_index(cluster, state.index, wait)
+        timer.stop()
+    return timer.seconds

@@ -1,10 +1,12 @@
-"""``show``: the installed similarity of an index, plus what qidf recorded installing it."""
+"""``show``: the installed similarity of an index, what qidf recorded installing it, and any
+interrupted operation, change in progress or disagreement between record and settings."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
+from qidf_ctl.install.notice import inspect
 from qidf_ctl.install.state import read_state
 
 
@@ -21,4 +23,5 @@ def show(cluster: Cluster, name: str) -> dict[str, Any]:
         "params": installed.params.as_dict() if installed.params else None,
         "record": state.record,
         "fields_with_own_similarity": state.own_similarity_fields,
+        **inspect(cluster, name),
     }

@@ -13,6 +13,13 @@ from qidf_ctl.similarity import SETTING_PREFIX, SIMILARITY_NAME, Installed, pars
 META_KEY = "qidf"
 
 
+def similarity_of(flat_settings: dict[str, Any]) -> dict[str, Any]:
+    """``index.similarity.default.*`` of flat index settings, keys relative to that prefix.
+    Null values are left out: a clone made with ``"key": null`` lists the key as null."""
+    return {k[len(SETTING_PREFIX):]: v for k, v in flat_settings.items()
+            if k.startswith(SETTING_PREFIX) and v is not None}
+
+
 @dataclass
 class SimilarityState:
     """An index's description seen through its default similarity."""
@@ -38,8 +45,7 @@ class SimilarityState:
     @property
     def similarity_flat(self) -> dict[str, Any]:
         """``index.similarity.default.*`` settings, keys relative to that prefix."""
-        return {k[len(SETTING_PREFIX):]: v for k, v in self.description.settings.items()
-                if k.startswith(SETTING_PREFIX)}
+        return similarity_of(self.description.settings)
 
     @property
     def similarity(self) -> dict[str, Any]:

@@ -38,7 +38,9 @@ def _one_line(code: int, out: str, err: str) -> None:
 BAD: dict[str, list[list[str]]] = {
     "apply": [["idx", "--q", "nan"], ["idx#x", "--q", "0.3"], ["idx", "--q", "0.3", "--url",
                                                                "ftp://x"]],
-    "revert": [["a,b"], ["idx", "--url", "http://127.0.0.1:99999"]],
+    "revert": [["a,b"], ["idx", "--url", "http://127.0.0.1:99999"],
+               ["idx", "--strategy", "fast"]],
+    "recover": [["a#b"], ["idx", "--url", UNREACHABLE], ["idx", "--force", "yes"]],
     "show": [["*"], ["idx", "--url", UNREACHABLE]],
     "render": [["--q", "3"], ["--q", "0.3", "--engine", "solr-9"], ["--q", "0.3", "--k1", "-1"]],
     "stats": [["idx", "--sample", "0"], ["idx", "--url", UNREACHABLE]],

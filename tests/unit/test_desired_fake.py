@@ -74,8 +74,9 @@ class FakeCluster:
                 if k.startswith(prefix)}
 
     def writes(self) -> list[tuple[str, str]]:
-        return [(m, unquote(p)) for m, p, _ in self.calls if m != "GET"
-                and "_simulate_index" not in p and "qidf-validate-" not in p]
+        return [(m, unquote(p.split("?")[0])) for m, p, _ in self.calls if m != "GET"
+                and "_simulate_index" not in p and "qidf-validate-" not in p
+                and "qidf-state" not in p]
 
     # --- template resolution ---------------------------------------------------------------
 
@@ -119,11 +120,69 @@ class FakeCluster:
     def __call__(self, method: str, path: str, body: Any = None, params: Any = None) -> Any:
         self.calls.append((method, path, copy.deepcopy(body)))
         parts = [unquote(p) for p in path.split("?")[0].strip("/").split("/")]
-        handler = getattr(self, f"_{method.lower()}", None)
-        result = handler(parts, body) if handler else None
+        result = self._install_protocol(method, parts, body, path)
+        if result is None:
+            handler = getattr(self, f"_{method.lower()}", None)
+            result = handler(parts, body) if handler else None
         if result is None:
             raise AssertionError(f"unexpected request {method} {path}")
         return result
+
+    # --- what install.apply's lease, journal and exact-name checks ask (issue 10) ---------
+
+    def _install_protocol(self, method: str, parts: list[str], body: Any, path: str) -> Any:
+        head = parts[0]
+        if head == "qidf-state":
+            return self._state(method, parts, body, path)
+        if method == "GET" and head == "_resolve" and "*" not in parts[2]:
+            name = parts[2]  # a name given exactly: hidden indices and aliases are listed
+            if name in self.aliases:
+                return {"indices": [], "aliases": [{"name": name,
+                                                    "indices": self.aliases[name]}],
+                        "data_streams": []}
+            if name in self.indices and self.indices[name]["hidden"]:
+                return {"indices": [{"name": name, "attributes": ["hidden", "open"]}],
+                        "aliases": [], "data_streams": []}
+            return None
+        if method == "GET" and parts[1:] == ["_alias"] and head in self.indices:
+            return {head: {"aliases": {a: {} for a, members in self.aliases.items()
+                                       if head in members}}}
+        if method == "GET" and parts == ["_cluster", "settings"]:
+            return {}
+        if method == "GET" and parts[:2] == ["_cluster", "health"] and len(parts) == 3:
+            return {"status": "green", "timed_out": False, "indices": {parts[2]: {
+                "status": "green", "number_of_shards": 1, "active_primary_shards": 1}}}
+        if method == "GET" and head == "qidf-validate-*":
+            return {}
+        return None
+
+    def _state(self, method: str, parts: list[str], body: Any, path: str) -> Any:
+        docs: dict[str, tuple[dict[str, Any], int]] = self.__dict__.setdefault("state", {})
+        if len(parts) == 1 or parts[1] == "_settings":
+            if method == "PUT":
+                self.__dict__["state_index"] = True
+                return {"acknowledged": True}
+            if not self.__dict__.get("state_index"):
+                raise ClusterError("no such index [qidf-state]", status=404)
+            return {"qidf-state": {"settings": {"index": {"uuid": "u-state"}}}}
+        doc_id, current = parts[2], docs.get(parts[2])
+        seq = self.__dict__.setdefault("seq", [0])
+        seq[0] += 1
+        wanted = dict(p.split("=") for p in path.partition("?")[2].split("&") if "=" in p)
+        if method == "GET":
+            if current is None:
+                raise ClusterError("not found", status=404)
+            return {"found": True, "_source": copy.deepcopy(current[0]),
+                    "_seq_no": current[1], "_primary_term": 1}
+        if (parts[1] == "_create" and current is not None) or (
+                "if_seq_no" in wanted and (current is None
+                                           or str(current[1]) != wanted["if_seq_no"])):
+            raise ClusterError("version_conflict_engine_exception", status=409)
+        if method == "DELETE":
+            docs.pop(doc_id, None)
+            return {"result": "deleted"}
+        docs[doc_id] = (copy.deepcopy(body), seq[0])
+        return {"_seq_no": seq[0], "_primary_term": 1}
 
     def _get(self, parts: list[str], body: Any) -> Any:
         head = parts[0]

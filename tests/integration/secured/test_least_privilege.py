@@ -101,6 +101,8 @@ def test_the_documented_clone_and_state_requests_pass(secured, no_proxy_env):
     op = secured.cluster("qidf_clone_op")
     admin = secured.cluster("admin")
     src, dst = "code-clonesrc", "code-clonesrc-qidf-0a1b2c3d"
+    # an earlier test's `qidf apply` made qidf-state already: this test creates it itself
+    admin.request("DELETE", index_path("qidf-state"), None, {"ignore_unavailable": True})
     admin.request("PUT", index_path(src), {"settings": {"number_of_shards": 1,
                                                         "number_of_replicas": 0}})
     try:

@@ -1,0 +1,131 @@
+"""benchmarks/apply/README.md from results.json (and faults.json when the fault matrix ran):
+the tables are rendered, never typed, so the README always shows what the runner measured."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from qidf_research.paths import REPO
+
+FAULTS = REPO / "benchmarks" / "apply" / "faults.json"
+
+INTRO = """# Changing the similarity of a live index: what each strategy costs
+
+`qidf apply` / `qidf revert` with `--strategy close` (close, update, reopen) and
+`--strategy clone` (write-block, clone with the new similarity, move the names in one atomic
+`_aliases` call), measured on a real node under a steady search and write load, plus the
+fault matrix that checks every interruption leaves the index open and consistent.
+
+Regenerate (the benchmark starts and stops its own node on `--port`):
+
+```bash
+.venv/bin/python -m qidf_research.bench_apply --port 9218 \\
+    --out benchmarks/apply/results.json --readme benchmarks/apply/README.md
+QIDF_TEST_PORT=9250 ./scripts/test_faults.sh      # the fault matrix -> faults.json
+.venv/bin/python -m qidf_research.bench_apply --readme-only \\
+    --out benchmarks/apply/results.json --readme benchmarks/apply/README.md
+```
+"""
+
+
+def _load_table(results: dict[str, Any]) -> list[str]:
+    lines = ["| | close | clone |", "|---|---:|---:|"]
+    load = results["load"]
+
+    def row(label: str, fn: Any) -> None:
+        lines.append(f"| {label} | " + " | ".join(str(fn(load[s])) for s in ("close", "clone"))
+                     + " |")
+
+    row("swaps (apply/revert alternating)", lambda r: len(r["swaps"]))
+    row("searches", lambda r: f"{r['load']['searches']:,}")
+    row("failed searches, all swaps", lambda r: r["load"]["failed_searches"])
+    row("failed searches, swaps after the first (clone: alias moves)",
+        lambda r: r["failed_searches_without_conversion"])
+    row("writes attempted", lambda r: f"{r['load']['writes']:,}")
+    row("writes rejected", lambda r: f"{r['load']['rejected_writes']:,}")
+    row("acknowledged writes lost", lambda r: r["lost_writes"])
+    row("closed / write-blocked window, median (qidf)", lambda r: f"{r['window_s']['median']} s")
+    row("closed / write-blocked window, max (qidf)", lambda r: f"{r['window_s']['max']} s")
+    row("window seen by the writers, median",
+        lambda r: f"{r['client_rejection_window_s']['median']} s")
+    row("window seen by the writers, max",
+        lambda r: f"{r['client_rejection_window_s']['max']} s")
+    return lines
+
+
+def _size_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["| documents | store (primary) | strategy | apply | its window | revert "
+             "| its window |", "|---:|---:|---|---:|---:|---:|---:|"]
+    by_key: dict[tuple[int, str], dict[str, Any]] = {}
+    for r in rows:
+        by_key.setdefault((r["documents"], r["strategy"]), {})[r["action"]] = r
+    for (docs, strategy), pair in sorted(by_key.items()):
+        a, v = pair["apply"], pair["revert"]
+        lines.append(f"| {docs:,} | {a['store_bytes'] / 2**20:,.0f} MB | {strategy} | "
+                     f"{a['seconds']:.2f} s | {a['window_s']:.2f} s | {v['seconds']:.2f} s | "
+                     f"{v['window_s']:.2f} s |")
+    return lines
+
+
+def _faults() -> list[str]:
+    if not FAULTS.exists():
+        return ["The fault matrix has not been run here (scripts/test_faults.sh)."]
+    data = json.loads(FAULTS.read_text())
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(data["faults_by_kind"].items()))
+    ends = ", ".join(f"{k} {v}" for k, v in sorted(data["ended_old_or_new"].items()))
+    strategies = ", ".join(f"{k} {v}" for k, v in sorted(data["faults_by_strategy"].items()))
+    return [
+        f"- **{data['faults']} injected faults**, **{data['inconsistent']} left an index "
+        "closed or inconsistent** after the next qidf command.",
+        f"- By kind: {kinds}. By strategy: {strategies}.",
+        f"- Where the next command left the index: {ends} (old = rolled back, new = "
+        "finished).",
+        f"- **{data['races']} concurrent-apply races**, {data['races_inconsistent']} "
+        f"inconsistent; in {data['races_with_a_loser']} one run lost the lease and printed "
+        "one line naming the holder (in the others the second run started after the first "
+        "had finished, and both succeeded in turn).",
+        _fuzz_line(data),
+    ]
+
+
+def _fuzz_line(data: dict[str, Any]) -> str:
+    if not data.get("fuzzed_names"):
+        return ("- Fuzzed index names: the case did not complete in this run, so nothing is "
+                "counted here (see the default suite's fuzz in tests/integration/"
+                "test_strategies.py).")
+    return (f"- **{data['fuzzed_names']} fuzzed index names** (unicode, percent signs, "
+            "dots, 255 bytes) applied and reverted beside look-alike decoys: "
+            f"{data.get('wrong_index_changes', 0)} changes to an index other than the one "
+            "named.")
+
+
+def render_readme(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    conv = results["conversions"]
+    out = [INTRO, "## Swaps under load", "",
+           f"{results['engine']}, one node, 2 shared CPU cores (load average "
+           f"{m['loadavg_start'][0]:.1f} at the start, {m.get('loadavg_end', [0])[0]:.1f} at "
+           "the end: other engineers' jobs ran on the same machine, so absolute times are "
+           f"inflated), git {m['git'][:10]}. Index: {results['load']['close']['documents']:,} "
+           "real Go docstrings, one shard, no replica; load: 2 threads searching and 1 "
+           "writing, back to back, on 127.0.0.1.", ""]
+    out += _load_table(results)
+    close_errors = results["load"]["close"]["load"]["errors"]
+    clone_errors = results["load"]["clone"]["load"]["errors"]
+    out += ["", f"Errors seen by the clients: close {close_errors}; clone {clone_errors}.", "",
+            "## The first clone swap of a concrete index", "",
+            "When clients name the index itself, the first clone swap deletes it and adds an "
+            "alias of the same name in the same `_aliases` call (`remove_index`); searches in "
+            "flight on the deleted index fail (HTTP 503, all shards failed). Later swaps move "
+            "the alias and delete the old index only after its searches have finished. "
+            f"Failed searches in {len(conv['runs'])} such conversions under the same load: "
+            f"{conv['failed_searches']} (lost writes: {conv['lost_writes']}).", "",
+            "## Apply time by index size", "",
+            "Each index force-merged to one segment. 100K and 1M repeat the 13,994 shipped "
+            "Go docstrings with distinct ids (`<id>~<k>`): real text, repeated. No load.", ""]
+    out += _size_table(results["sizes"])
+    out += ["", "## Fault matrix (scripts/test_faults.sh)", "", *_faults()]
+    out += ["", "Raw numbers: `results.json` (per swap: window, command time, each step's "
+            "time) and `faults.json` (one row per fault)."]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The full fault matrix of apply/revert on a real node of its own (port QIDF_TEST_PORT + 4,
+# or QIDF_FAULT_PORT): SIGKILL and SIGTERM after every step of both strategies, SIGKILL at
+# random times, the node SIGKILLed and restarted at every step, concurrent applies. Too slow
+# for scripts/test.sh (which runs a representative subset: tests/integration/test_faults.py);
+# CI runs both. Writes the counts to benchmarks/apply/faults.json (QIDF_FAULT_REPORT).
+#   QIDF_TEST_PORT=9250 ./scripts/test_faults.sh       (extra arguments go to pytest)
+set -euo pipefail
+source "$(dirname "$0")/bootstrap.sh"
+bootstrap_python elasticsearch,plot,dev research
+cd "$QIDF_ROOT"
+started=$(date +%s)
+export QIDF_FAULT_MATRIX=1
+export QIDF_FAULT_REPORT="${QIDF_FAULT_REPORT:-$QIDF_ROOT/benchmarks/apply/faults.json}"
+mkdir -p "$(dirname "$QIDF_FAULT_REPORT")"
+"$QIDF_VENV/bin/pytest" -ra -p no:randomly tests/integration/test_faults_matrix.py "$@"
+echo "fault matrix took $(( $(date +%s) - started ))s; counts in $QIDF_FAULT_REPORT" >&2

@@ -1,0 +1,113 @@
+"""What "open and consistent" means, checked on a real engine: the name serves exactly one open
+index whose primaries are active, no write block left, the similarity settings exactly the old
+or exactly the new ones, ``_meta.qidf`` agreeing with them, the same documents (count and a
+checksum of every id and source), and no journal, scratch index or stray clone left."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from qidf_ctl.cluster import Cluster, index_path
+from qidf_ctl.install.index_ops import resolves_to, searchable
+from qidf_ctl.install.state import similarity_of
+from qidf_ctl.similarity import parse, unflatten
+
+
+@dataclass
+class Snapshot:
+    index: str
+    status: str
+    similarity: dict[str, Any]
+    meta: dict[str, Any] | None
+    count: int
+    checksum: str
+    write_block: bool
+
+
+def checksum(cluster: Cluster, index: str) -> tuple[int, str]:
+    """Document count and a hash of every (id, source), in id order (read with a scroll)."""
+    cluster.request("POST", index_path(index, "_refresh"))
+    pairs: list[tuple[str, str]] = []
+    resp = cluster.request("POST", index_path(index, "_search"),
+                           {"size": 5000, "sort": ["_doc"], "query": {"match_all": {}}},
+                           {"scroll": "1m"})
+    scroll_id = resp.get("_scroll_id")
+    try:
+        while resp["hits"]["hits"]:
+            pairs += [(h["_id"], json.dumps(h["_source"], sort_keys=True))
+                      for h in resp["hits"]["hits"]]
+            resp = cluster.request("POST", "/_search/scroll",
+                                   {"scroll": "1m", "scroll_id": scroll_id})
+            scroll_id = resp.get("_scroll_id", scroll_id)
+    finally:
+        if scroll_id:
+            cluster.request("DELETE", "/_search/scroll", {"scroll_id": [scroll_id]})
+    digest = hashlib.sha256()
+    for doc_id, source in sorted(pairs):
+        digest.update(doc_id.encode() + b"\0" + source.encode() + b"\0")
+    return len(pairs), digest.hexdigest()
+
+
+def snapshot(cluster: Cluster, name: str) -> Snapshot:
+    (index,) = resolves_to(cluster, name)
+    settings = cluster.request("GET", index_path(index, "_settings"),
+                               params={"flat_settings": "true"})[index]["settings"]
+    status = cluster.request("GET", f"/_cat/indices/{index_path(index)[1:]}",
+                             params={"format": "json", "h": "status"})[0]["status"]
+    meta = None
+    count, digest = 0, ""
+    if status == "open":
+        mapping = cluster.request("GET", index_path(index, "_mapping"))[index]["mappings"]
+        meta = mapping.get("_meta")
+        count, digest = checksum(cluster, index)
+    return Snapshot(index, status, similarity_of(settings), meta, count, digest,
+                    str(settings.get("index.blocks.write", "false")) == "true")
+
+
+def leftovers(cluster: Cluster, public: str) -> list[str]:
+    """qidf journals, scratch indices and clones of ``public`` not serving it."""
+    serving = set(resolves_to(cluster, public))
+    rows = cluster.request("GET", "/_cat/indices", params={"format": "json", "h": "index",
+                                                            "expand_wildcards": "all"})
+    names = [r["index"] for r in rows]
+    found = [n for n in names if n.startswith("qidf-validate-")]
+    found += [n for n in names if n.startswith(f"{public}-qidf-") and n not in serving]
+    if "qidf-state" in names:
+        cluster.request("POST", "/qidf-state/_refresh")
+        hits = cluster.request("POST", "/qidf-state/_search", {
+            "query": {"term": {"kind": "journal"}}, "size": 100})["hits"]["hits"]
+        found += [h["_id"] for h in hits if h["_source"].get("key") == public]
+    return found
+
+
+def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
+                      old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Raise AssertionError unless ``name`` is open and consistent; 'old' or 'new'."""
+    now = snapshot(cluster, name)
+    assert now.status == "open", f"{now.index} is {now.status}"
+    assert searchable(cluster, now.index), f"{now.index} has inactive primaries"
+    assert not now.write_block, f"{now.index} is left write-blocked"
+    blocks = cluster.request("GET", "/_cluster/state/blocks")["blocks"].get("indices", {})
+    assert now.index not in blocks, f"{now.index} has cluster blocks {blocks[now.index]}"
+    str_old = {k: str(v) for k, v in old.items()}
+    str_new = {k: str(v) for k, v in new.items()}
+    got = {k: str(v) for k, v in now.similarity.items()}
+    assert got in (str_old, str_new), f"similarity is neither old nor new: {got}"
+    end = "new" if got == str_new else "old"
+    if end == "old":
+        assert now.meta == before.meta, f"_meta changed from {before.meta} to {now.meta}"
+    installed = parse(unflatten(now.similarity) or None)
+    record = (now.meta or {}).get("qidf")
+    if installed.kind == "qlog":
+        assert record and record["installed"]["q"] == installed.params.q, \
+            f"_meta.qidf {record} disagrees with {installed.describe()}"
+    else:
+        assert not (record or {}).get("installed"), f"_meta.qidf {record} but built-in"
+    assert (now.count, now.checksum) == (before.count, before.checksum), \
+        f"documents changed: {before.count} -> {now.count}"
+    extra = leftovers(cluster, name)
+    assert not extra, f"left behind: {extra}"
+    return end
