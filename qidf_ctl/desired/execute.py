@@ -77,11 +77,6 @@ def verify(plan: Plan, conns: Connections) -> None:
                 "nothing was applied; run qidf plan again and review it")
 
 
-def _strategy_kwargs(item: PlanItem) -> dict[str, Any]:
-    strategy = getattr(install, "Strategy", None)
-    return {} if strategy is None else {"strategy": strategy(item.strategy)}
-
-
 def _apply_item(conns: Connections, item: PlanItem, progress: Progress) -> dict[str, Any]:
     cluster = conns.get(item.cluster)
     params = item.qlog_params()
@@ -91,7 +86,7 @@ def _apply_item(conns: Connections, item: PlanItem, progress: Progress) -> dict[
         extra = {"prediction": item.prediction} if item.prediction else {}
         result = install.apply(cluster, item.name, params, mode=mode, field_name=item.field,
                                extra_record=extra, progress=progress,
-                               **_strategy_kwargs(item))
+                               strategy=install.Strategy(item.strategy))
         return {**result.as_dict(), "kind": item.kind, "name": item.name}
     if item.action == ROLLOVER:
         progress(f"rolling over data stream {item.name}")

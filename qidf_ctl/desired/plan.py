@@ -45,11 +45,8 @@ from qidf_ctl.similarity import (
 
 
 def available_strategies() -> tuple[str, ...]:
-    """``clone`` exists only in a qidf whose install package has ``Strategy``."""
-    strategy = getattr(install, "Strategy", None)
-    if strategy is None:
-        return ("close",)
-    return tuple(s.value for s in strategy)
+    """The strategies ``install.apply`` offers: the file's ``strategy`` must be one."""
+    return tuple(s.value for s in install.Strategy)
 
 
 class _Planner:

@@ -389,3 +389,29 @@ def test_apply_stops_at_the_first_failure(cluster, engine_url, docs):
         assert cluster.index_state("sf-2") == "close"  # refused, left as it was
     finally:
         _delete(cluster, "/sf-1", "/sf-2", "/sf-3")
+
+
+def test_a_clone_target_is_cloned_and_then_in_sync(cluster, engine_url, docs):
+    """`strategy = "clone"` in the file: plan says clone, apply serves the name from a clone
+    holding the similarity (the name becomes an alias), and check is in sync afterwards."""
+    _delete(cluster, "/dc-code*")
+    _index(cluster, "dc-code", dict(list(docs.items())[:20]))
+    text = '[[target]]\nindex = "dc-code"\nq = 0.4\nstrategy = "clone"\n'
+    conns = conns_for(engine_url)
+    try:
+        plan = make_plan(parse(text, "qidf.toml"), conns)
+        assert [(i.name, i.strategy) for i in plan.changes] == [("dc-code", "clone")]
+        assert plan.summary()["clone"] == 1 and not plan.items[0].notes
+        report = apply_plan(plan, conns)
+        assert report.exit_code == 0 and [c["name"] for c in report.changed] == ["dc-code"]
+        aliases = cluster.request("GET", "/_alias/dc-code")
+        serving = list(aliases)
+        assert len(serving) == 1 and serving[0] != "dc-code"  # a clone serves the name
+        shown = install.show(cluster, "dc-code")
+        assert shown["kind"] != "builtin"
+        assert check(parse(text, "qidf.toml"), conns).in_sync
+        hits = cluster.request("POST", "/dc-code/_search",
+                               {"query": {"match_all": {}}, "size": 0})
+        assert hits["hits"]["total"]["value"] == 20  # nothing lost in the clone
+    finally:
+        _delete(cluster, "/dc-code*")

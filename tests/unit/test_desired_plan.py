@@ -3,7 +3,6 @@ drift matrix (every hand-made change detected, every in-sync case exit 0)."""
 
 from __future__ import annotations
 
-import enum
 import json
 
 import pytest
@@ -374,29 +373,19 @@ def test_auto_plan_records_statistics_and_q_and_apply_writes_them(fake, monkeypa
     assert "q 0.2, not predicted by qidf-gate" in check(state, conns(fake)).drift[0]["reason"]
 
 
-# --- strategy: close today, clone when install has it ----------------------------------------
+# --- strategy: the file's close or clone reaches install.apply -------------------------------
 
-def test_clone_is_planned_as_close_until_install_has_strategies(fake):
-    if desired.available_strategies() != ("close",):
-        pytest.skip("this qidf has the clone strategy")
-    plan = make_plan(parse('[[target]]\nindex = "code"\nq = 0.3\nstrategy = "clone"\n',
-                           "qidf.toml"), conns(fake))
-    assert plan.items[0].strategy == "close"
-    assert any("strategy clone is not available" in n for n in plan.items[0].notes)
-
-
-def test_strategy_is_passed_to_install_when_it_exists(fake, monkeypatch):
-    strategy = enum.Enum("Strategy", {"CLOSE": "close", "CLONE": "clone"}, type=str)
+def test_strategy_is_passed_to_install(fake, monkeypatch):
     seen = {}
 
     def fake_apply(cluster, name, params, **kwargs):
         seen.update(kwargs)
         return ChangeResult(name, "apply", True, "cloned")
 
-    monkeypatch.setattr(install, "Strategy", strategy, raising=False)
     monkeypatch.setattr(install, "apply", fake_apply)
     state = parse('[[target]]\nindex = "code"\nq = 0.3\nstrategy = "clone"\n', "qidf.toml")
     plan = make_plan(state, conns(fake))
     assert plan.items[0].strategy == "clone" and plan.summary()["clone"] == 1
+    assert not plan.items[0].notes
     assert apply_plan(plan, conns(fake)).ok
-    assert seen["strategy"] is strategy("clone")
+    assert seen["strategy"] is install.Strategy.CLONE
