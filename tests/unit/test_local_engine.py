@@ -26,7 +26,8 @@ def test_port_taken_is_refused(cfg):
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         cfg.port = sock.getsockname()[1]
-        with pytest.raises(EngineError, match=f"port {cfg.port} on 127.0.0.1 is already in use"):
+        with pytest.raises(EngineError, match=rf"port {cfg.port} on 127.0.0.1 \(HTTP port of "
+                                              rf"node qidf-{cfg.port}\) is already in use"):
             local_engine.start(cfg)
 
 

@@ -10,6 +10,7 @@ the index's known count for that query.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -88,10 +89,8 @@ class SearchLoad:
                 resp = _post(url, self.path, _body(self.field, text))
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode(errors="replace")
-                try:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
                     detail = json.loads(detail)["error"]["type"]
-                except (ValueError, KeyError, TypeError):
-                    pass
                 return Outcome(started, time.monotonic() - started, False,
                                f"HTTP {exc.code} {detail}")
             except (OSError, urllib.error.URLError):
