@@ -22,6 +22,7 @@ from qidf_ctl.engine.config import (
     ENV_JAVA_HOME,
     ENV_NODES,
     ENV_PORT,
+    FLAVORS,
     MAX_NODES,
     EngineConfig,
 )
@@ -178,7 +179,8 @@ def engine_status(port: Port = None, engine: Engine = None, json_out: Json = Fal
                   f"{info['health']})", markup=False)
         _print_nodes(info)
     elif info["running"]:
-        out.print(f"running: {cfg.flavor.title} {info['version']} at {info['url']} "
+        title = FLAVORS[info["engine"].split("-")[0]].title
+        out.print(f"running: {title} {info['version']} at {info['url']} "
                   f"(pid {info['pid']}, "
                   f"health {info['health']}); data and logs in {info['node_dir']}", markup=False)
     else:

@@ -85,7 +85,15 @@ def _is_our_node(pid: int, node_dir: Path) -> bool:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return False
-    engine = any(f.main_class in args for f in FLAVORS.values())
+    return is_engine_command(args, node_dir)
+
+
+def is_engine_command(args: Sequence[str], node_dir: Path) -> bool:
+    """An engine's JVM (its main class alone, or after its module as Elasticsearch 8 runs
+    it: ``org.elasticsearch.server/org.elasticsearch.bootstrap.Elasticsearch``) started with
+    exactly this node folder."""
+    engine = any(a == f.main_class or a.endswith("/" + f.main_class)
+                 for a in args for f in FLAVORS.values())
     return engine and f"-Dqidf.node.dir={node_dir}" in args
 
 

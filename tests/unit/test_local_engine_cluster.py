@@ -148,6 +148,19 @@ def test_status_and_stop_cover_every_recorded_node(home):
     assert (recorded.port, recorded.nodes, recorded.heap) == (9241, 3, "512m")
 
 
+@pytest.mark.parametrize("main, ours", [
+    ("org.opensearch.bootstrap.OpenSearch", True),
+    ("org.elasticsearch.server/org.elasticsearch.bootstrap.Elasticsearch", True),
+    ("org.example.Main", False),
+])
+def test_engine_processes_are_recognised_by_main_class_and_exact_folder(tmp_path, main, ours):
+    node = tmp_path / "node-9241"
+    args = ["/usr/bin/java", "-Xmx1g", f"-Dqidf.node.dir={node}", "-cp", "x", main]
+    assert process.is_engine_command(args, node) is ours
+    other = tmp_path / "node-924"  # a prefix of the real folder is another node
+    assert process.is_engine_command(args, other) is False
+
+
 def test_cli_status_of_a_stopped_cluster_exits_3(home, capsys, monkeypatch):
     cfg = EngineConfig.from_env(port=9241, nodes=3)
     for port in cfg.ports:
