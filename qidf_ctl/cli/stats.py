@@ -17,6 +17,8 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
+from qidf_ctl.cli.sharding import sharding_warning
+from qidf_ctl.cluster import describe_index
 
 Field = Annotated[str | None, typer.Option(
     "--field", help="Text field to measure (default: every text field; predict needs one).")]
@@ -77,9 +79,12 @@ def predict_cmd(
     cluster = conn.connect()
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
                                        predictor=predictor, bar=bars(json_out))
+    warning = sharding_warning(describe_index(cluster, result.index).shards)
     if json_out:
-        emit_json(result.as_dict())
+        emit_json({**result.as_dict(), "sharding_warning": warning})
         return
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
     s = result.statistics
     out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
     interval = s.get("intervals", {}).get(result.density)

@@ -21,4 +21,5 @@ def show(cluster: Cluster, name: str) -> dict[str, Any]:
         "params": installed.params.as_dict() if installed.params else None,
         "record": state.record,
         "fields_with_own_similarity": state.own_similarity_fields,
+        "shards": state.description.shards,
     }
