@@ -4,7 +4,7 @@ Documents: the code side of every pair in the benchmark's corpus cache (``QIDF_R
 /corpora: Go at full size, Java, C, Rust, Scala, TypeScript, Ruby, Kotlin, JavaScript, PHP,
 Python; exact duplicates dropped: real functions only, no synthetic text), **repeated** to
 1,000,000 with distinct ids: every function once (``<id>``), every function again
-(``<id>#2``), then a seeded sample of them a third time (``<id>#3``). Repetition raises each
+(``copy2:<id>``), then a seeded sample of them a third time (``copy3:<id>``). Repetition raises each
 repeated term's df (a term of one function is in 2-3 documents), so the hapax densities here
 are far below those of real code of this size; the point is time, memory and how far the
 sampled estimate lands from the exact value at this size, which repetition does not make
@@ -47,7 +47,7 @@ DOCUMENTS = 1_000_000
 SAMPLE = 5000
 SEEDS = (1, 2, 3)
 TARGETS = {"sampled_s": 10.0, "exact_s": 180.0}
-FINGERPRINT = "scale-v1"
+FINGERPRINT = "scale-v2"
 
 
 def log(msg: str) -> None:
@@ -71,13 +71,14 @@ def base_functions() -> list[tuple[str, str]]:
 
 def scale_docs(base: list[tuple[str, str]], n: int, seed: int = 0) -> Iterator[tuple[str, str]]:
     """``n`` documents: every base function in turn (copy 1, 2, ...), the last copy a seeded
-    sample, each with its own id."""
+    sample, each with its own id (``copyK:`` before the id: ids of real functions hold ``#``
+    and ``@``, but none starts with ``copy``)."""
     copies, rest = divmod(n, len(base))
     for k in range(1, copies + 1):
         for doc_id, code in base:
-            yield (doc_id if k == 1 else f"{doc_id}#{k}"), code
+            yield (doc_id if k == 1 else f"copy{k}:{doc_id}"), code
     for i in sorted(random.Random(seed).sample(range(len(base)), rest)):
-        yield f"{base[i][0]}#{copies + 1}", base[i][1]
+        yield f"copy{copies + 1}:{base[i][0]}", base[i][1]
 
 
 def ensure_index(cluster: Cluster, name: str, base: list[tuple[str, str]], n: int,
