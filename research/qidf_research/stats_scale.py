@@ -3,12 +3,12 @@
 Documents: the code side of every pair in the benchmark's corpus cache (``QIDF_RESEARCH_CACHE``
 /corpora: Go at full size, Java, C, Rust, Scala, TypeScript, Ruby, Kotlin, JavaScript, PHP,
 Python; exact duplicates dropped: real functions only, no synthetic text), **repeated** to
-1,000,000 with distinct ids: every function once (``<id>``), every function again
-(``copy2:<id>``), then a seeded sample of them a third time (``copy3:<id>``). Repetition raises each
-repeated term's df (a term of one function is in 2-3 documents), so the hapax densities here
-are far below those of real code of this size; the point is time, memory and how far the
-sampled estimate lands from the exact value at this size, which repetition does not make
-easier (the sample still has to find the rare terms of a few long documents).
+1,000,000 with distinct ids: every function once (``<id>``), then a seeded half of them again
+and again (``copy2:<id>``, ``copy3:<id>``, ...; the last round a seeded sample) until there
+are a million. The other half appears once, so its rare terms keep df = 1; repetition lowers
+the hapax densities below those of real code of this size (the repeated half holds no df = 1
+term at all). The point is time, memory and how far the sampled estimate lands from the
+exact value at this size.
 
 Each run is the real CLI in a child process (``bench_stats.run_cli``): ``qidf stats INDEX
 --exact``, ``qidf stats INDEX --sample 5000 --seed S`` (S = 1, 2, 3; the default sample the
@@ -47,7 +47,7 @@ DOCUMENTS = 1_000_000
 SAMPLE = 5000
 SEEDS = (1, 2, 3)
 TARGETS = {"sampled_s": 10.0, "exact_s": 180.0}
-FINGERPRINT = "scale-v2"
+FINGERPRINT = "scale-v3"
 
 
 def log(msg: str) -> None:
@@ -70,15 +70,21 @@ def base_functions() -> list[tuple[str, str]]:
 
 
 def scale_docs(base: list[tuple[str, str]], n: int, seed: int = 0) -> Iterator[tuple[str, str]]:
-    """``n`` documents: every base function in turn (copy 1, 2, ...), the last copy a seeded
-    sample, each with its own id (``copyK:`` before the id: ids of real functions hold ``#``
-    and ``@``, but none starts with ``copy``)."""
-    copies, rest = divmod(n, len(base))
-    for k in range(1, copies + 1):
-        for doc_id, code in base:
-            yield (doc_id if k == 1 else f"copy{k}:{doc_id}"), code
-    for i in sorted(random.Random(seed).sample(range(len(base)), rest)):
-        yield f"copy{copies + 1}:{base[i][0]}", base[i][1]
+    """``n`` documents: every base function once, then copies of a seeded half of them only,
+    round after round (the last round a seeded sample), each copy with its own id
+    (``copyK:`` before the id: ids of real functions hold ``#`` and ``@``, none starts with
+    ``copy``). The other half stays unique, so its rare terms keep df = 1."""
+    yield from base
+    rng = random.Random(seed)
+    repeated = sorted(rng.sample(range(len(base)), len(base) // 2))
+    k = 2
+    left = n - len(base)
+    while left > 0:
+        take = repeated if left >= len(repeated) else sorted(rng.sample(repeated, left))
+        for i in take:
+            yield f"copy{k}:{base[i][0]}", base[i][1]
+        left -= len(take)
+        k += 1
 
 
 def ensure_index(cluster: Cluster, name: str, base: list[tuple[str, str]], n: int,
@@ -253,11 +259,11 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
         "```",
         "",
         f"**Documents are repeated.** {result['distinct_functions']:,} distinct real functions "
-        "(the code side of every corpus in the benchmark's cache, 11 languages) repeated to "
-        f"{result['documents']:,} with distinct ids: each function twice, then a seeded "
-        "sample a third time. Repetition lowers the hapax densities (a function's terms are in "
-        "2-3 documents), so the densities below are not those of real code of this size; "
-        "time, memory and the sampled estimate's error are what is measured.",
+        "(the code side of every corpus in the benchmark's cache, 11 languages), each once, "
+        f"then a seeded half of them repeated until there are {result['documents']:,}, every "
+        "copy with its own id. The other half stays unique and keeps its df = 1 terms; the "
+        "repeated half has none, so the densities below are lower than real code of this "
+        "size would give. Time, memory and the sampled estimate's error are what is measured.",
         "",
         f"Machine: {result['cpus']} CPUs shared with other engineers' jobs (the `load` "
         f"column: 1-minute load average before each run), {result['date']}. Each run is the "
