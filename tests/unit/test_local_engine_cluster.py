@@ -215,7 +215,7 @@ def recorder(home, monkeypatch):
     monkeypatch.setattr(process, "stop_node",
                         lambda cfg, **kw: rec.steps.append(f"stop {cfg.port}"))
     monkeypatch.setattr(process, "start_node",
-                        lambda spec, progress, **kw: rec.steps.append(f"start {spec.port}"))
+                        lambda spec, *args, **kw: rec.steps.append(f"start {spec.port}"))
     return rec
 
 
@@ -248,7 +248,7 @@ def test_rolling_restart_drains_pauses_and_waits_for_each_node(recorder):
 
 def test_rolling_restart_resumes_allocation_and_weights_when_a_node_fails(recorder,
                                                                           monkeypatch):
-    def broken(spec, progress, **kw):
+    def broken(spec, *args, **kw):
         raise EngineError("node qidf-9241 exited during start")
 
     monkeypatch.setattr(process, "start_node", broken)
@@ -266,3 +266,45 @@ def test_plugin_install_refuses_ports_outside_the_cluster(home, tmp_path):
     with pytest.raises(EngineError, match=r"port\(s\) \[9250\] are not nodes of the local "
                                           "cluster on ports 9241-9243"):
         plugin.install_local(cfg, zip_path, ports=[9250])
+
+
+# --- the start path's hooks (how issue 12's --security plugs in) ------------------------------
+
+def test_prepare_hooks_run_for_every_node_before_its_jvm_starts(home, tmp_path, monkeypatch):
+    shared = _fake_dist(tmp_path / "shared")
+    (shared / "config").mkdir()
+    (shared / "config" / "jvm.options").write_text("-XX:ErrorFile=logs/hs_err.log\n")
+    launched: list[list[str]] = []
+
+    class FakeProc:
+        pid, returncode = 4242, None
+
+        def poll(self):
+            return None
+
+    def popen(args, **kw):
+        launched.append(args)
+        return FakeProc()
+
+    monkeypatch.setattr(process, "find_java", lambda *a: tmp_path / "jdk")
+    monkeypatch.setattr(process, "assemble", lambda cfg, progress: shared)
+    monkeypatch.setattr(process, "running_pid", lambda cfg: None)
+    monkeypatch.setattr(process, "_check_ports", lambda spec: None)
+    monkeypatch.setattr(process, "_chown_node", lambda node, user: None)
+    monkeypatch.setattr(process.subprocess, "Popen", popen)
+    monkeypatch.setattr(process, "_wait_joined", lambda launched, size, timeout: None)
+    monkeypatch.setattr(process, "status", lambda cfg: {"nodes": []})
+    seen = []
+
+    def hook(spec, settings, progress):
+        seen.append(spec.port)
+        (spec.config / "extra.yml").write_text("x: 1\n")  # persists across restarts
+        settings["plugins.example.enabled"] = "true"  # this start only
+
+    process.start(EngineConfig.from_env(port=9241, nodes=3), prepare=[hook])
+    assert seen == [9241, 9242, 9243]
+    for port, args in zip((9241, 9242, 9243), launched, strict=True):
+        assert args[0].endswith(f"node-{port}/dist/bin/opensearch")
+        assert "-Eplugins.example.enabled=true" in args
+        assert f"-Ehttp.port={port}" in args
+    assert (home / "node-9242" / "config" / "extra.yml").is_file()
