@@ -112,7 +112,8 @@ def run_cli(url: str, args: list[str], command: str = "stats") -> dict[str, Any]
         if proc.returncode:
             raise RuntimeError(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
         payload = json.loads(out.read())
-    return {"seconds": seconds, "rss_mib": usage.ru_maxrss / 1024, "out": payload}
+    return {"seconds": seconds, "rss_mib": usage.ru_maxrss / 1024,
+            "cpu_s": usage.ru_utime + usage.ru_stime, "out": payload}
 
 
 def _row(index: str, docs: int, shards: int, mode: str, run: dict[str, Any],
