@@ -27,6 +27,16 @@ DEFAULT_HEAP = "1g"
 DEFAULT_CLUSTER_HEAP = "512m"
 MAX_NODES = 9
 TRANSPORT_OFFSET = 100
+CLUSTER_NAME = "qidf-local"  # a cluster of several nodes: qidf-local-<first port>
+# Node attribute naming each node of a multi-node OpenSearch cluster, used as an awareness
+# attribute so that a rolling restart can weigh one node away from search traffic.
+NODE_ATTRIBUTE = "qidf_node"
+# Waits: a node's start (plus this much per extra node starting with it), the cluster's
+# return to green after a node restart, and a node's last searches before it stops.
+START_TIMEOUT_S = 180.0
+EXTRA_START_TIMEOUT_PER_NODE_S = 60.0
+GREEN_TIMEOUT_S = 300
+DRAIN_TIMEOUT_S = 60
 RUN_AS_WHEN_ROOT = "nobody"
 FLAVOR_NAMES = ("opensearch", "elasticsearch")
 

@@ -13,13 +13,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from qidf_ctl.engine.config import TRANSPORT_OFFSET, EngineConfig
+from qidf_ctl.engine.config import CLUSTER_NAME, NODE_ATTRIBUTE, TRANSPORT_OFFSET, EngineConfig
 
 LOOPBACK = "127.0.0.1"
-# Node attribute naming each node of a multi-node OpenSearch cluster, used as an awareness
-# attribute so that a rolling restart can weigh one node away from search traffic.
-NODE_ATTRIBUTE = "qidf_node"
-SINGLE_NODE_CLUSTER = "qidf-local"
 _DIST_MARK = ".qidf-node-dist"
 
 
@@ -66,8 +62,8 @@ class NodeSpec:
     @property
     def cluster_name(self) -> str:
         if len(self.members) == 1:
-            return SINGLE_NODE_CLUSTER
-        return f"{SINGLE_NODE_CLUSTER}-{self.members[0]}"
+            return CLUSTER_NAME
+        return f"{CLUSTER_NAME}-{self.members[0]}"
 
     def settings(self) -> dict[str, str]:
         """The ``-E`` settings of this node: loopback only, its own folders, and discovery

@@ -31,8 +31,10 @@ from qidf_ctl.engine import local_http
 from qidf_ctl.engine.assemble import assemble, make_readable
 from qidf_ctl.engine.config import (
     ENV_JAVA_OPTS,
+    EXTRA_START_TIMEOUT_PER_NODE_S,
     FLAVORS,
     RUN_AS_WHEN_ROOT,
+    START_TIMEOUT_S,
     EngineConfig,
     NodeRecord,
 )
@@ -46,8 +48,6 @@ NodePrep = Callable[[NodeSpec, dict[str, str], Progress], None]
 # A node's _cluster/health, None until it answers: replaces the plain-HTTP check for a node
 # with TLS and authentication (engine/security.py).
 HealthProbe = Callable[[NodeSpec], dict | None]
-START_TIMEOUT_S = 180.0
-EXTRA_TIMEOUT_PER_NODE_S = 60.0
 
 
 def _record_path(cfg: EngineConfig) -> Path:
@@ -274,7 +274,7 @@ def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float | None
             make_readable(cfg.root)
             _chown_node(spec.node_dir, RUN_AS_WHEN_ROOT)
         launched.append((spec, _launch(spec, java_home, settings, progress)))
-    limit = timeout_s or START_TIMEOUT_S + EXTRA_TIMEOUT_PER_NODE_S * (len(launched) - 1)
+    limit = timeout_s or START_TIMEOUT_S + EXTRA_START_TIMEOUT_PER_NODE_S * (len(launched) - 1)
     try:
         _wait_joined(launched, len(specs), limit, probe)
     except EngineError:

@@ -24,14 +24,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from qidf_ctl.engine import local_http, process
-from qidf_ctl.engine.config import EngineConfig
-from qidf_ctl.engine.layout import NODE_ATTRIBUTE, NodeSpec
+from qidf_ctl.engine.config import DRAIN_TIMEOUT_S, GREEN_TIMEOUT_S, NODE_ATTRIBUTE, EngineConfig
+from qidf_ctl.engine.layout import NodeSpec
 from qidf_ctl.errors import EngineError
 from qidf_ctl.progress import Progress, quiet
 
 NodeChange = Callable[[NodeSpec, Progress], None]
-GREEN_TIMEOUT_S = 300
-DRAIN_TIMEOUT_S = 60
 _WEIGHTS = f"/_cluster/routing/awareness/{NODE_ATTRIBUTE}/weights"
 
 
