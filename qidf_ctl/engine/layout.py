@@ -132,3 +132,12 @@ def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
             except OSError:
                 shutil.copy2(Path(root) / name, target / name, follow_symlinks=False)
 
+
+def point_jvm_files_at(jvm_options: Path, node: Path) -> None:
+    """The stock jvm.options writes GC logs, heap dumps and crash files relative to the
+    distribution; send them to this node's folder, which the node user can write."""
+    text = jvm_options.read_text()
+    text = text.replace("file=logs/", f"file={node}/logs/")
+    text = text.replace("-XX:ErrorFile=logs/", f"-XX:ErrorFile={node}/logs/")
+    text = text.replace("-XX:HeapDumpPath=data", f"-XX:HeapDumpPath={node}/data")
+    jvm_options.write_text(text)

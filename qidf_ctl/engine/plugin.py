@@ -86,8 +86,17 @@ def install_local(cfg: EngineConfig, zip_path: Path, progress: Progress = quiet,
     A local engine that is not running is started."""
     if not zip_path.is_file():
         raise UsageError(f"plugin zip {zip_path} not found: build it with `qidf plugin build`")
-    steps = restart_each(cfg, _installer(zip_path), ports, progress)
+    steps = restart_each(cfg, _installer(zip_path), ports, progress, probe=_probe(cfg))
     return {**process.status(cfg), "restarts": steps}
+
+
+def _probe(cfg: EngineConfig) -> process.HealthProbe | None:
+    """The health check a restart of these nodes needs: over TLS as the admin for a node
+    that ``--security`` set up (its plugin and config persist; plain HTTP never answers)."""
+    from qidf_ctl.engine import security
+
+    secured = (process.recorded(cfg).node_dir / security.ACCESS_DIR / "access.json").exists()
+    return security.node_probe if secured else None
 
 
 def remove_local(cfg: EngineConfig, ports: Sequence[int] | None = None,
@@ -97,5 +106,5 @@ def remove_local(cfg: EngineConfig, ports: Sequence[int] | None = None,
         progress(f"removing {PLUGIN_NAME} from node {spec.name}")
         _remove(spec)
 
-    steps = restart_each(cfg, remove, ports, progress)
+    steps = restart_each(cfg, remove, ports, progress, probe=_probe(cfg))
     return {**process.status(cfg), "restarts": steps}

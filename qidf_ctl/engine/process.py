@@ -39,7 +39,7 @@ from qidf_ctl.engine.config import (
     NodeRecord,
 )
 from qidf_ctl.engine.java import find_java
-from qidf_ctl.engine.layout import NodeSpec, ensure_node_dist
+from qidf_ctl.engine.layout import NodeSpec, ensure_node_dist, point_jvm_files_at
 from qidf_ctl.errors import EngineError
 from qidf_ctl.progress import Progress, quiet
 
@@ -202,7 +202,7 @@ def _prepare_node(spec: NodeSpec, shared_dist: Path) -> None:
     ensure_node_dist(spec, shared_dist)
     if not spec.config.exists():
         shutil.copytree(shared_dist / "config", spec.config)
-        _point_jvm_files_at(spec.config / "jvm.options", node)
+        point_jvm_files_at(spec.config / "jvm.options", node)
     jvm_heap = spec.config / "jvm.options.d" / "qidf-heap.options"
     jvm_heap.parent.mkdir(exist_ok=True)
     jvm_heap.write_text(f"-Xms{spec.cfg.heap}\n-Xmx{spec.cfg.heap}\n")
@@ -327,16 +327,6 @@ def _wait_joined(launched: list[tuple[NodeSpec, subprocess.Popen[bytes]]], size:
         raise EngineError(
             f"node(s) {names} did not join a {size}-node cluster within {timeout_s:.0f}s; "
             f"logs in {waiting[0][0].node_dir / 'logs'}")
-
-
-def _point_jvm_files_at(jvm_options: Path, node: Path) -> None:
-    """The stock jvm.options writes GC logs, heap dumps and crash files relative to the
-    distribution; send them to this node's folder, which the node user can write."""
-    text = jvm_options.read_text()
-    text = text.replace("file=logs/", f"file={node}/logs/")
-    text = text.replace("-XX:ErrorFile=logs/", f"-XX:ErrorFile={node}/logs/")
-    text = text.replace("-XX:HeapDumpPath=data", f"-XX:HeapDumpPath={node}/data")
-    jvm_options.write_text(text)
 
 
 def _adopt_java_pid(cfg: EngineConfig, pid_file: Path) -> None:

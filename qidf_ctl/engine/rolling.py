@@ -96,10 +96,12 @@ def restart_each(
     progress: Progress = quiet,
     green_timeout_s: int = GREEN_TIMEOUT_S,
     prepare: Sequence[process.NodePrep] = (),
+    probe: process.HealthProbe | None = None,
 ) -> list[dict[str, Any]]:
     """Apply ``change`` to each node of ``ports`` (default: every node of the cluster) and
     restart it, one node at a time; a cluster that is not running is changed and started.
-    ``prepare`` hooks run before each node starts, as in ``process.start``.
+    ``prepare`` hooks run before each node starts and ``probe`` checks its health, as in
+    ``process.start``.
 
     Returns, per node, how long it was down and how long its whole step took.
     """
@@ -116,7 +118,7 @@ def restart_each(
         for p in ports:
             process.prepare(specs[p], progress)
             change(specs[p], progress)
-        process.start(cfg, progress, prepare=prepare)
+        process.start(cfg, progress, prepare=prepare, probe=probe)
         return [{"port": p, "down_s": None, "step_s": None} for p in ports]
     if len(running) != len(cluster):
         names = ", ".join(specs[p].name for p in cluster if p not in running)
@@ -128,7 +130,7 @@ def restart_each(
         change(spec, progress)
         down = time.monotonic()
         process.stop_node(spec.cfg)
-        process.start_node(spec, progress, prepare)
+        process.start_node(spec, progress, prepare, probe=probe)
         return [{"port": spec.port, "down_s": time.monotonic() - down,
                  "step_s": time.monotonic() - started}]
     before = local_http.call(specs[cluster[0]].url, "GET", "/_cluster/health")["status"]
@@ -149,7 +151,7 @@ def restart_each(
                 local_http.call(other, "POST", "/_flush", timeout=120)
                 down = time.monotonic()
                 process.stop_node(spec.cfg)
-                process.start_node(spec, progress, prepare)
+                process.start_node(spec, progress, prepare, probe=probe)
                 up = time.monotonic()
             finally:
                 _allocation(other, None)

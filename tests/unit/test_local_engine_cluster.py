@@ -292,7 +292,7 @@ def test_prepare_hooks_run_for_every_node_before_its_jvm_starts(home, tmp_path, 
     monkeypatch.setattr(process, "_check_ports", lambda spec: None)
     monkeypatch.setattr(process, "_chown_node", lambda node, user: None)
     monkeypatch.setattr(process.subprocess, "Popen", popen)
-    monkeypatch.setattr(process, "_wait_joined", lambda launched, size, timeout: None)
+    monkeypatch.setattr(process, "_wait_joined", lambda launched, size, timeout, probe=None: None)
     monkeypatch.setattr(process, "status", lambda cfg: {"nodes": []})
     seen = []
 
@@ -308,3 +308,56 @@ def test_prepare_hooks_run_for_every_node_before_its_jvm_starts(home, tmp_path, 
         assert "-Eplugins.example.enabled=true" in args
         assert f"-Ehttp.port={port}" in args
     assert (home / "node-9242" / "config" / "extra.yml").is_file()
+
+
+def test_wait_joined_asks_the_probe_instead_of_plain_http(home, monkeypatch):
+    """A secured node answers only over TLS as the admin: the probe decides it has joined."""
+    class FakeProc:
+        returncode = None
+
+        def poll(self):
+            return None
+
+    asked: list[int] = []
+
+    def probe(spec):
+        asked.append(spec.port)
+        return {"status": "green", "number_of_nodes": 1}
+
+    monkeypatch.setattr(local_http, "health", lambda url: pytest.fail("plain HTTP used"))
+    monkeypatch.setattr(process, "_adopt_java_pid", lambda cfg, pid_file: None)
+    spec = NodeSpec(EngineConfig.from_env(port=9241), (9241,))
+    process._wait_joined([(spec, FakeProc())], 1, 5, probe)
+    assert asked == [9241]
+
+
+def test_plugin_install_on_a_secured_node_restarts_it_with_the_tls_probe(home, tmp_path,
+                                                                         monkeypatch):
+    from qidf_ctl.engine import security
+
+    cfg = EngineConfig.from_env(port=9241)
+    access = cfg.node_dir / security.ACCESS_DIR / "access.json"
+    access.parent.mkdir(parents=True)
+    access.write_text("{}")
+    zip_path = tmp_path / "p.zip"
+    zip_path.write_bytes(b"zip")
+    passed = {}
+    monkeypatch.setattr(plugin, "restart_each",
+                        lambda cfg, change, ports, progress, probe=None:
+                        passed.update(probe=probe) or [])
+    monkeypatch.setattr(process, "status", lambda cfg: {})
+    plugin.install_local(cfg, zip_path)
+    assert passed["probe"] is security.node_probe
+    access.unlink()
+    plugin.install_local(cfg, zip_path)
+    assert passed["probe"] is None
+
+
+def test_security_refuses_a_cluster_in_one_line(home):
+    from qidf_ctl.engine import security
+    from qidf_ctl.errors import UsageError
+
+    cfg = EngineConfig.from_env(engine=f"opensearch-{security.SECURITY_VERSION}", port=9241,
+                                nodes=3)
+    with pytest.raises(UsageError, match="--security starts a single node"):
+        security.check_version(cfg)
