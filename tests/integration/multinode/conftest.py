@@ -70,6 +70,15 @@ def wait_green(cluster: Cluster, index: str, timeout_s: int = 180) -> None:
     assert health["status"] == "green" and not health["timed_out"], health
 
 
+def wait_cluster_green(cluster: Cluster, timeout_s: int = 180) -> dict:
+    """Every index green: a test before this one may have restarted a node, whose replicas
+    (of any index, system ones included) are still recovering."""
+    health = cluster.request("GET", "/_cluster/health?wait_for_status=green"
+                             f"&wait_for_no_initializing_shards=true&timeout={timeout_s}s")
+    assert health["status"] == "green" and not health["timed_out"], health
+    return health  # type: ignore[no-any-return]
+
+
 def query_texts(go_task, n: int = 40) -> list[str]:
     """Short real queries for the search load: the first words of docstrings."""
     texts = [" ".join(go_task.corpus[d].split()[:6]) for d in sorted(go_task.corpus)[::97]]

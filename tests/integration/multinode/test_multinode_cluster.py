@@ -13,6 +13,8 @@ import pytest
 from qidf_ctl.engine import process
 from qidf_ctl.engine.config import DEFAULT_CLUSTER_HEAP, TRANSPORT_OFFSET
 
+from .conftest import wait_cluster_green
+
 pytestmark = pytest.mark.integration
 
 
@@ -33,11 +35,12 @@ def test_three_nodes_with_their_own_ports_folders_and_heap(cluster3, nodes_cfg):
             str(nodes_cfg.for_port(port).node_dir / "data"))
         assert node["jvm"]["mem"]["heap_max_in_bytes"] == _bytes(DEFAULT_CLUSTER_HEAP)
         assert "cluster_manager" in node["roles"] and "data" in node["roles"]
-    health = cluster3.request("GET", "/_cluster/health")
+    health = wait_cluster_green(cluster3)
     assert health["number_of_nodes"] == 3 and health["status"] == "green"
 
 
 def test_status_and_cli_cover_every_node(cluster3, nodes_cfg):
+    wait_cluster_green(cluster3)
     info = process.status(nodes_cfg.for_port(nodes_cfg.ports[-1]))
     assert info["running"] and info["running_nodes"] == 3 and info["health"] == "green"
     assert [n["url"] for n in info["nodes"]] == [
