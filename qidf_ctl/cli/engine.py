@@ -12,6 +12,7 @@ from qidf_ctl.cli.options import Json
 from qidf_ctl.cli.output import emit_json, out, step_status
 from qidf_ctl.engine import assemble, process
 from qidf_ctl.engine.config import (
+    DEFAULT_CLUSTER_HEAP,
     DEFAULT_ES_VERSION,
     DEFAULT_HEAP,
     DEFAULT_PORT,
@@ -19,17 +20,21 @@ from qidf_ctl.engine.config import (
     ENV_ENGINE,
     ENV_HEAP,
     ENV_JAVA_HOME,
+    ENV_NODES,
     ENV_PORT,
+    FLAVORS,
+    MAX_NODES,
     EngineConfig,
 )
 from qidf_ctl.errors import EXIT_DRIFT
 
-engine_app = typer.Typer(help="Run a local OpenSearch (or Elasticsearch) node on 127.0.0.1, "
-                         "no Docker needed.", no_args_is_help=True)
+engine_app = typer.Typer(help="Run a local OpenSearch (or Elasticsearch) node, or a cluster of "
+                         "several, on 127.0.0.1; no Docker needed.", no_args_is_help=True)
 app.add_typer(engine_app, name="engine")
 
 Port = Annotated[int | None, typer.Option(
-    "--port", envvar=ENV_PORT, show_envvar=True, help=f"HTTP port (default {DEFAULT_PORT}).")]
+    "--port", envvar=ENV_PORT, show_envvar=True,
+    help=f"HTTP port (default {DEFAULT_PORT}); a cluster's first node's port.")]
 Engine = Annotated[str | None, typer.Option(
     "--engine", envvar=ENV_ENGINE, show_envvar=True,
     help=f"Engine and version: opensearch-VERSION (default opensearch-{DEFAULT_VERSION}, with "
@@ -63,8 +68,14 @@ def engine_fetch(engine: Engine = None, json_out: Json = False) -> None:
 def engine_start(
     port: Port = None,
     engine: Engine = None,
+    nodes: Annotated[int | None, typer.Option(
+        envvar=ENV_NODES, show_envvar=True, min=1, max=MAX_NODES,
+        help="Nodes in the cluster, on consecutive ports from --port (default 1: a single "
+        "node).")] = None,
     heap: Annotated[str | None, typer.Option(
-        envvar=ENV_HEAP, show_envvar=True, help=f"JVM heap (default {DEFAULT_HEAP}).")] = None,
+        envvar=ENV_HEAP, show_envvar=True,
+        help=f"JVM heap per node (default {DEFAULT_HEAP}; {DEFAULT_CLUSTER_HEAP} with "
+        "--nodes 2 or more).")] = None,
     java_home: Annotated[str | None, typer.Option(
         envvar=ENV_JAVA_HOME, show_envvar=True, help="JDK to run it (found when not given).")]
     = None,
@@ -75,14 +86,15 @@ def engine_start(
         "Prints where the CA and password files are.")] = False,
     json_out: Json = False,
 ) -> None:
-    """Download (once), assemble and start a local node on 127.0.0.1.
+    """Download (once), assemble and start a local node, or a cluster of --nodes, on
+    127.0.0.1.
 
-    Example: qidf engine start --port 9200 --heap 1g
+    Example: qidf engine start --port 9200 --nodes 3
     """
     if security and engine is None:  # the one version with a pinned security plugin
         from qidf_ctl.engine.security import SECURITY_VERSION
         engine = f"opensearch-{SECURITY_VERSION}"
-    cfg = config(engine, port, heap=heap, java_home=java_home)
+    cfg = config(engine, port, heap=heap, java_home=java_home, nodes=nodes)
     if security:
         _start_secured(cfg, json_out)
         return
@@ -92,8 +104,21 @@ def engine_start(
         emit_json(info)
         return
     verb = "already running" if info["already_running"] else "started"
-    out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
-              f"(health {info['health']}); data and logs in {info['node_dir']}", markup=False)
+    if len(info["nodes"]) == 1:
+        out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
+                  f"(health {info['health']}); data and logs in {info['node_dir']}",
+                  markup=False)
+        return
+    out.print(f"{cfg.flavor.title} {info['version']} cluster of {len(info['nodes'])} nodes "
+              f"{verb} (health {info['health']}):", markup=False)
+    _print_nodes(info)
+
+
+def _print_nodes(info: dict) -> None:
+    for node in info["nodes"]:
+        state = f"pid {node['pid']}" if node["running"] else "not running"
+        out.print(f"  {node['url']}  {state}; data and logs in {node['node_dir']}",
+                  markup=False)
 
 
 def _start_secured(cfg: EngineConfig, json_out: bool) -> None:
@@ -118,24 +143,29 @@ def _start_secured(cfg: EngineConfig, json_out: bool) -> None:
 @engine_app.command("stop")
 @one_line_errors
 def engine_stop(port: Port = None, engine: Engine = None, json_out: Json = False) -> None:
-    """Stop the local node started by `qidf engine start` (and nothing else).
+    """Stop the local node, or every node of the local cluster, started by `qidf engine
+    start` (and nothing else).
 
-    Example: qidf engine stop
+    Example: qidf engine stop --port 9200
     """
     cfg = config(engine, port)
+    ports = process.members(cfg)
     stopped = process.stop(cfg)
     if json_out:
-        emit_json({"stopped": stopped, "url": cfg.url})
+        emit_json({"stopped": stopped, "url": cfg.url,
+                   "urls": [cfg.for_port(p).url for p in ports]})
         return
-    out.print(f"stopped the node at {cfg.url}" if stopped else f"no qidf node runs at {cfg.url}",
+    what = (f"the node at {cfg.url}" if len(ports) == 1 else
+            f"the {len(ports)} nodes on ports {ports[0]}-{ports[-1]}")
+    out.print(f"stopped {what}" if stopped else f"no qidf node runs at {cfg.url}",
               markup=False)
 
 
 @engine_app.command("status")
 @one_line_errors
 def engine_status(port: Port = None, engine: Engine = None, json_out: Json = False) -> None:
-    """Say whether the local node runs, where, and where its data and logs are (exit 3 when
-    it does not run).
+    """Say whether the local node (or each node of the local cluster) runs, where, and where
+    its data and logs are (exit 3 when it, or any node, does not run).
 
     Example: qidf engine status --json
     """
@@ -143,8 +173,14 @@ def engine_status(port: Port = None, engine: Engine = None, json_out: Json = Fal
     info = process.status(cfg)
     if json_out:
         emit_json(info)
+    elif len(info["nodes"]) > 1:
+        out.print(f"{info['running_nodes']} of {len(info['nodes'])} nodes running: "
+                  f"{info['engine']} cluster {info['cluster_name'] or ''} (health "
+                  f"{info['health']})", markup=False)
+        _print_nodes(info)
     elif info["running"]:
-        out.print(f"running: {cfg.flavor.title} {info['version']} at {info['url']} "
+        title = FLAVORS[info["engine"].split("-")[0]].title
+        out.print(f"running: {title} {info['version']} at {info['url']} "
                   f"(pid {info['pid']}, "
                   f"health {info['health']}); data and logs in {info['node_dir']}", markup=False)
     else:

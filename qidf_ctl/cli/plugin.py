@@ -12,7 +12,7 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.engine import Engine, Port, config
 from qidf_ctl.cli.options import Json
 from qidf_ctl.cli.output import emit_json, out, step_status
-from qidf_ctl.engine import plugin
+from qidf_ctl.engine import plugin, process
 
 plugin_app = typer.Typer(help="Build and install the native qlog_bm25 similarity plugin.",
                          no_args_is_help=True)
@@ -49,11 +49,14 @@ def plugin_install(
     engine: Engine = None,
     json_out: Json = False,
 ) -> None:
-    """Install the plugin into the local engine and restart it.
+    """Install the plugin on every node of the local engine and restart them; a cluster is
+    restarted one node at a time and stays available.
 
-    Example: qidf plugin install
+    Example: qidf plugin install --port 9200
     """
     cfg = config(engine, port)
+    if engine is None:  # the engine that runs (or last ran) there, not the default
+        cfg = process.recorded(cfg)
     with step_status(quiet=json_out) as progress:
         if zip_path is None:
             progress(f"building the plugin for {cfg.spelling}")
@@ -64,5 +67,7 @@ def plugin_install(
     if json_out:
         emit_json({**info, "plugin_zip": str(path)})
         return
-    out.print(f"installed {path.name}; {cfg.flavor.title} {info['version']} running at "
-              f"{info['url']}", markup=False)
+    where = (f"at {info['url']}" if len(info["nodes"]) == 1 else
+             f"on {len(info['nodes'])} nodes, restarted one at a time")
+    out.print(f"installed {path.name}; {cfg.flavor.title} {info['version']} running {where}",
+              markup=False)

@@ -23,6 +23,7 @@ from qidf_ctl.cli.options import (
     with_cluster,
 )
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
+from qidf_ctl.cli.sharding import sharding_warning
 from qidf_ctl.formula import IdfForm
 from qidf_ctl.install.mode import check_mode
 
@@ -160,12 +161,15 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
     Example: qidf show code-search --json
     """
     info = install.show(conn.connect(), index)
+    info["sharding_warning"] = sharding_warning(info["shards"])
     if json_out:
         emit_json(info)
         return
     for key in ("interrupted", "in_progress", "disagreement"):
         if info.get(key):
             err.print(f"warning: {info[key]}", markup=False)
+    if info["sharding_warning"]:
+        err.print(f"warning: {info['sharding_warning']}", markup=False)
     out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
               markup=False)
     installed = (info.get("record") or {}).get("installed")

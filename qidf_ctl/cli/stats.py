@@ -20,6 +20,8 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
 from qidf_ctl.cli.recover import warn_if_interrupted
+from qidf_ctl.cli.sharding import sharding_warning
+from qidf_ctl.cluster import describe_index
 from qidf_ctl.stats import hapax_terms, text_shape
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
 
@@ -105,9 +107,12 @@ def predict_cmd(
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
                                        predictor=predictor, queries=sampled,
                                        bar=bars(json_out))
+    warning = sharding_warning(describe_index(cluster, result.index).shards)
     if json_out:
-        emit_json(result.as_dict())
+        emit_json({**result.as_dict(), "sharding_warning": warning})
         return
+    if warning:
+        err.print(f"warning: {warning}", markup=False)
     s = result.statistics
     out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
     out.print(f"predictor {result.predictor}: {result.formula}, clipped to "

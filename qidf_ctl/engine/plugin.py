@@ -1,7 +1,9 @@
-"""Building the native plugin with Maven and installing it into the local engine.
+"""Building the native plugin with Maven and installing it on the local engine's nodes.
 
 A plugin loads only into the exact engine version it was built for, so it is built per
-version from the source tree (``plugin-java/``, ``scripts/build_plugin.sh``).
+version from the source tree (``plugin-java/``, ``scripts/build_plugin.sh``). Each node has
+its own distribution copy, so the plugin is installed node by node: on a running cluster,
+one node at a time (``rolling``), which keeps the cluster serving searches.
 """
 
 from __future__ import annotations
@@ -9,12 +11,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from qidf_ctl.engine import process
-from qidf_ctl.engine.assemble import assemble
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.engine.java import find_java
+from qidf_ctl.engine.layout import NodeSpec
+from qidf_ctl.engine.rolling import NodeChange, restart_each
 from qidf_ctl.errors import EngineError, UsageError
 from qidf_ctl.install.mode import PLUGIN_NAME
 from qidf_ctl.progress import Progress, quiet
@@ -45,29 +50,61 @@ def build(cfg: EngineConfig, *, skip_tests: bool = False) -> Path:
     return Path(lines[-1])
 
 
-def install_local(cfg: EngineConfig, zip_path: Path,
-                  progress: Progress = quiet) -> dict:
-    """Install (or replace) the plugin in the local engine's distribution and restart it."""
-    if not zip_path.is_file():
-        raise UsageError(f"plugin zip {zip_path} not found: build it with `qidf plugin build`")
-    dist = assemble(cfg, progress)
-    was_running = process.status(cfg)["running"]
-    if was_running:
-        progress("stopping the local node to install the plugin")
-        process.stop(cfg)
+def _tool(spec: NodeSpec, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the engine's plugin tool on one node's own distribution and configuration."""
+    cfg = spec.cfg
     java_home = str(find_java(cfg.version, cfg.java_home, cfg.distribution))
     env = {**os.environ, "JAVA_HOME": java_home, cfg.flavor.env_java: java_home,
-           cfg.flavor.env_conf: str(dist / "config")}
-    tool = str(dist / "bin" / cfg.flavor.plugin_tool)
-    if (dist / "plugins" / PLUGIN_NAME).exists():
-        subprocess.run([tool, "remove", PLUGIN_NAME], env=env, capture_output=True, text=True)
-        shutil.rmtree(dist / "plugins" / PLUGIN_NAME, ignore_errors=True)
-    progress(f"installing {zip_path.name}")
-    proc = subprocess.run([tool, "install", "--batch", zip_path.resolve().as_uri()], env=env,
+           cfg.flavor.env_conf: str(spec.config)}
+    return subprocess.run([str(spec.dist / "bin" / cfg.flavor.plugin_tool), *args], env=env,
                           capture_output=True, text=True)
-    if proc.returncode != 0:
-        detail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines()
-                  or ["no output"])[-1]
-        raise EngineError(f"{cfg.flavor.plugin_tool} install failed: {detail}")
-    progress("starting the local node")
-    return process.start(cfg, progress)
+
+
+def _remove(spec: NodeSpec) -> None:
+    if (spec.dist / "plugins" / PLUGIN_NAME).exists():
+        _tool(spec, "remove", PLUGIN_NAME)
+        shutil.rmtree(spec.dist / "plugins" / PLUGIN_NAME, ignore_errors=True)
+
+
+def _installer(zip_path: Path) -> NodeChange:
+    def install(spec: NodeSpec, progress: Progress) -> None:
+        _remove(spec)
+        progress(f"installing {zip_path.name} on node {spec.name}")
+        proc = _tool(spec, "install", "--batch", zip_path.resolve().as_uri())
+        if proc.returncode != 0:
+            detail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines()
+                      or ["no output"])[-1]
+            raise EngineError(f"{spec.cfg.flavor.plugin_tool} install on node {spec.name} "
+                              f"failed: {detail}")
+    return install
+
+
+def install_local(cfg: EngineConfig, zip_path: Path, progress: Progress = quiet,
+                  ports: Sequence[int] | None = None) -> dict[str, Any]:
+    """Install (or replace) the plugin on every node of the local engine (or on ``ports``
+    only) and restart them: one node at a time when a cluster runs, so it stays available.
+    A local engine that is not running is started."""
+    if not zip_path.is_file():
+        raise UsageError(f"plugin zip {zip_path} not found: build it with `qidf plugin build`")
+    steps = restart_each(cfg, _installer(zip_path), ports, progress, probe=_probe(cfg))
+    return {**process.status(cfg), "restarts": steps}
+
+
+def _probe(cfg: EngineConfig) -> process.HealthProbe | None:
+    """The health check a restart of these nodes needs: over TLS as the admin for a node
+    that ``--security`` set up (its plugin and config persist; plain HTTP never answers)."""
+    from qidf_ctl.engine import security
+
+    secured = (process.recorded(cfg).node_dir / security.ACCESS_DIR / "access.json").exists()
+    return security.node_probe if secured else None
+
+
+def remove_local(cfg: EngineConfig, ports: Sequence[int] | None = None,
+                 progress: Progress = quiet) -> dict[str, Any]:
+    """Remove the plugin from the nodes on ``ports`` (default: all), restarting each."""
+    def remove(spec: NodeSpec, progress: Progress) -> None:
+        progress(f"removing {PLUGIN_NAME} from node {spec.name}")
+        _remove(spec)
+
+    steps = restart_each(cfg, remove, ports, progress, probe=_probe(cfg))
+    return {**process.status(cfg), "restarts": steps}

@@ -1,13 +1,21 @@
-"""Starting, stopping and inspecting the local node: a plain Java process on 127.0.0.1.
+"""Starting, stopping and inspecting the local engine's nodes: plain Java processes on 127.0.0.1.
 
-OpenSearch refuses to run as root; when qidf runs as root the node runs as the unprivileged
-user ``nobody``. ``stop`` ends only the node it started (its recorded pid, checked against the
-process's command line).
+One node, or a cluster of several on consecutive ports that find each other through their
+transport ports. OpenSearch refuses to run as root; when qidf runs as root the nodes run as
+the unprivileged user ``nobody``. ``stop`` ends only the nodes it started (their recorded
+pids, checked against each process's command line).
+
+``start`` takes ``prepare`` hooks: each runs for every node it starts, after the node's folder,
+configuration and distribution copy exist and before the JVM starts, and may add ``-E``
+settings or files (e.g. a security plugin and its certificates). Settings that must survive a
+restart by another command (``qidf plugin install`` restarts nodes) belong in the node's
+``config/`` files, which persist; the ``-E`` settings a hook adds apply to that start only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -15,23 +23,31 @@ import signal
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from qidf_ctl.engine import local_http
 from qidf_ctl.engine.assemble import assemble, make_readable
 from qidf_ctl.engine.config import (
     ENV_JAVA_OPTS,
+    EXTRA_START_TIMEOUT_PER_NODE_S,
     FLAVORS,
     RUN_AS_WHEN_ROOT,
+    START_TIMEOUT_S,
     EngineConfig,
     NodeRecord,
 )
 from qidf_ctl.engine.java import find_java
+from qidf_ctl.engine.layout import NodeSpec, ensure_node_dist, point_jvm_files_at
 from qidf_ctl.errors import EngineError
 from qidf_ctl.progress import Progress, quiet
+
+# A hook run for each node before its JVM starts: may add -E settings or files.
+NodePrep = Callable[[NodeSpec, dict[str, str], Progress], None]
+# A node's _cluster/health, None until it answers: replaces the plain-HTTP check for a node
+# with TLS and authentication (engine/security.py).
+HealthProbe = Callable[[NodeSpec], dict | None]
 
 
 def _record_path(cfg: EngineConfig) -> Path:
@@ -45,14 +61,40 @@ def read_record(cfg: EngineConfig) -> NodeRecord | None:
         return None
 
 
+def members(cfg: EngineConfig) -> tuple[int, ...]:
+    """HTTP ports of the cluster the node on ``cfg.port`` belongs to: as recorded when it last
+    started, else the ones ``cfg`` asks for."""
+    rec = read_record(cfg)
+    return rec.members if rec else cfg.ports
+
+
+def recorded(cfg: EngineConfig) -> EngineConfig:
+    """``cfg`` with the engine, heap and cluster size recorded by the last start on its port
+    (as given when nothing was recorded): what a restart of those nodes must use."""
+    rec = read_record(cfg)
+    if rec is None:
+        return cfg
+    return dataclasses.replace(cfg, distribution=rec.distribution, version=rec.version,
+                               heap=rec.heap or cfg.heap, nodes=len(rec.members),
+                               port=rec.members[0])
+
+
 def _is_our_node(pid: int, node_dir: Path) -> bool:
     """True only for a live engine process started with this node's folder."""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return False
-    engine = any(f.main_class in cmdline for f in FLAVORS.values())
-    return engine and str(node_dir) in cmdline
+    return is_engine_command(args, node_dir)
+
+
+def is_engine_command(args: Sequence[str], node_dir: Path) -> bool:
+    """An engine's JVM (its main class alone, or after its module as Elasticsearch 8 runs
+    it: ``org.elasticsearch.server/org.elasticsearch.bootstrap.Elasticsearch``) started with
+    exactly this node folder."""
+    engine = any(a == f.main_class or a.endswith("/" + f.main_class)
+                 for a in args for f in FLAVORS.values())
+    return engine and f"-Dqidf.node.dir={node_dir}" in args
 
 
 def _port_in_use(port: int) -> bool:
@@ -65,146 +107,238 @@ def _port_in_use(port: int) -> bool:
     return False
 
 
-def _health(url: str) -> dict | None:
-    try:
-        with urllib.request.urlopen(f"{url}/_cluster/health", timeout=2) as resp:
-            return json.loads(resp.read())
-    except (OSError, ValueError, urllib.error.URLError):
-        return None
+def running_pid(cfg: EngineConfig) -> int | None:
+    """The pid of the node on ``cfg.port`` if qidf started it and it still runs."""
+    rec = read_record(cfg)
+    return rec.pid if rec and _is_our_node(rec.pid, cfg.node_dir) else None
+
+
+def node_status(cfg: EngineConfig) -> dict:
+    """One node: running or not, where its folder and logs are."""
+    rec = read_record(cfg)
+    pid = running_pid(cfg)
+    return {
+        "running": pid is not None,
+        "url": cfg.url,
+        "pid": pid,
+        "version": rec.version if rec else cfg.version,
+        "node_dir": str(cfg.node_dir),
+        "logs": str(cfg.node_dir / "logs"),
+    }
 
 
 def status(cfg: EngineConfig) -> dict:
-    """What runs where: for ``qidf engine status`` and for scripts."""
+    """What runs where: for ``qidf engine status`` and for scripts. For a cluster, ``running``
+    means every node runs; ``nodes`` has each node's own status."""
+    ports = members(cfg)
+    nodes = [node_status(cfg.for_port(p)) for p in ports]
+    up = [n for n in nodes if n["running"]]
+    health = next((h for h in (local_http.health(n["url"]) for n in up) if h), None)
     rec = read_record(cfg)
-    running = bool(rec and _is_our_node(rec.pid, cfg.node_dir))
-    health = _health(cfg.url) if running else None
     return {
-        "running": running,
+        "running": len(up) == len(nodes),
         "url": cfg.url,
-        "pid": rec.pid if running and rec else None,
+        "pid": running_pid(cfg),
         "version": rec.version if rec else cfg.version,
+        "engine": rec.spelling if rec else cfg.spelling,
         "health": health.get("status") if health else None,
         "node_dir": str(cfg.node_dir),
         "logs": str(cfg.node_dir / "logs"),
         "installed": (cfg.dist / ".qidf-assembled").exists(),
+        "cluster_name": health.get("cluster_name") if health else None,
+        "running_nodes": len(up),
+        "nodes": nodes,
     }
 
 
-def _chown_tree(path: Path, user: str) -> None:
+def _chown_node(node: Path, user: str) -> None:
+    """The node user writes its data, logs and config; the distribution copy stays root's
+    (its files are hard links shared with the assembled distribution)."""
     import pwd
 
     entry = pwd.getpwnam(user)
-    for root, dirs, files in os.walk(path):
-        os.chown(root, entry.pw_uid, entry.pw_gid)
-        for name in dirs + files:
-            os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+    os.chown(node, entry.pw_uid, entry.pw_gid)
+    for sub in ("data", "logs", "config"):
+        for root, dirs, files in os.walk(node / sub):
+            os.chown(root, entry.pw_uid, entry.pw_gid)
+            for name in dirs + files:
+                os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid,
+                         follow_symlinks=False)
 
 
-# Hook run before the JVM starts, after the node's config/ exists: may add files and settings
-# to it and returns the distribution to launch (e.g. a copy with the security plugin).
-NodePrep = Callable[[Path, Path, Progress], Path]
-
-
-def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float = 180, *,
-          prepare: NodePrep | None = None,
-          probe: Callable[[], dict | None] | None = None) -> dict:
-    """Start the node (assembling it first if needed) and wait until it is at least yellow.
-
-    ``prepare`` (node folder, distribution, progress) -> distribution to launch; ``probe``
-    replaces the plain-HTTP health check (a node with TLS and authentication).
-    """
-    current = status(cfg)
-    if current["running"]:
-        return {**current, "already_running": True}
-    if _port_in_use(cfg.port):
+def _check_folder(spec: NodeSpec) -> None:
+    """Refuse to start an engine on a folder holding another engine's or cluster's data: a
+    newer engine upgrades data in place (the old one can no longer read it), and a node with
+    another cluster's state never joins this one."""
+    rec = read_record(spec.cfg)
+    if rec is None or not any((spec.node_dir / "data").glob("*")):
+        return
+    what = None
+    if rec.spelling != spec.cfg.spelling:
+        what = f"data of {rec.spelling}"
+    elif rec.members != spec.members:
+        what = ("data of a single node" if len(rec.members) == 1 else
+                f"data of a cluster on ports {rec.members[0]}-{rec.members[-1]}")
+    if what:
         raise EngineError(
-            f"port {cfg.port} on 127.0.0.1 is already in use by another process: "
-            "stop it, or pick another port with --port / QIDF_ENGINE_PORT"
-        )
-    java_home = find_java(cfg.version, cfg.java_home, cfg.distribution)
-    dist = assemble(cfg, progress)
-    node = cfg.node_dir
+            f"{spec.node_dir} holds {what}, not of {spec.cfg.spelling} on ports "
+            f"{spec.members[0]}-{spec.members[-1]}: pick other ports (--port) or delete that "
+            "folder")
+
+
+def _check_ports(spec: NodeSpec) -> None:
+    for port, what in ((spec.port, "HTTP"), (spec.transport_port, "transport")):
+        if _port_in_use(port):
+            raise EngineError(
+                f"port {port} on 127.0.0.1 ({what} port of node {spec.name}) is already in use "
+                "by another process: stop it, or pick other ports with --port / "
+                "QIDF_ENGINE_PORT")
+
+
+def _prepare_node(spec: NodeSpec, shared_dist: Path) -> None:
+    node = spec.node_dir
     for sub in ("data", "logs"):
         (node / sub).mkdir(parents=True, exist_ok=True)
-    config = node / "config"
-    if not config.exists():
-        shutil.copytree(dist / "config", config)
-        _point_jvm_files_at(config / "jvm.options", node)
-    if prepare is not None:
-        dist = prepare(node, dist, progress)
-    jvm_heap = config / "jvm.options.d" / "qidf-heap.options"
+    ensure_node_dist(spec, shared_dist)
+    if not spec.config.exists():
+        shutil.copytree(shared_dist / "config", spec.config)
+        point_jvm_files_at(spec.config / "jvm.options", node)
+    jvm_heap = spec.config / "jvm.options.d" / "qidf-heap.options"
     jvm_heap.parent.mkdir(exist_ok=True)
-    jvm_heap.write_text(f"-Xms{cfg.heap}\n-Xmx{cfg.heap}\n")
-    run_as = RUN_AS_WHEN_ROOT if os.geteuid() == 0 else None
-    if run_as:
-        make_readable(cfg.root)
-        _chown_tree(node, run_as)
+    jvm_heap.write_text(f"-Xms{spec.cfg.heap}\n-Xmx{spec.cfg.heap}\n")
+
+
+def prepare(spec: NodeSpec, progress: Progress = quiet) -> None:
+    """Lay out a node's folder (data, logs, config, its distribution copy) without starting
+    it: e.g. to install a plugin before the first start."""
+    _prepare_node(spec, assemble(spec.cfg, progress))
+
+
+def _launch(spec: NodeSpec, java_home: Path, settings: dict[str, str],
+            progress: Progress) -> subprocess.Popen[bytes]:
+    cfg, node = spec.cfg, spec.node_dir
     flavor = cfg.flavor
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(node),
         "JAVA_HOME": str(java_home),
         flavor.env_java: str(java_home),
-        flavor.env_conf: str(config),
+        flavor.env_conf: str(spec.config),
         # The node folder on the JVM's command line lets `stop` recognise this node.
-        flavor.env_opts: f"-Dqidf.node.dir={node} "
-        + os.environ.get(ENV_JAVA_OPTS, ""),
+        flavor.env_opts: f"-Dqidf.node.dir={node} " + os.environ.get(ENV_JAVA_OPTS, ""),
     }
     pid_file = node / "engine.pid"
     pid_file.unlink(missing_ok=True)
-    args = [
-        str(dist / "bin" / flavor.launcher), *flavor.extra_settings,
-        "-Ediscovery.type=single-node", "-Enetwork.host=127.0.0.1",
-        f"-Ehttp.port={cfg.port}", "-Etransport.port=" + str(cfg.port + 100),
-        f"-Epath.data={node / 'data'}", f"-Epath.logs={node / 'logs'}",
-        f"-Enode.name=qidf-{cfg.port}", "-Ecluster.name=qidf-local",
-        "-Eaction.auto_create_index=true",
-        "-p", str(pid_file),
-    ]
-    progress(f"starting {flavor.title} {cfg.version} on {cfg.url}")
+    args = [str(spec.dist / "bin" / flavor.launcher), *flavor.extra_settings,
+            *(f"-E{k}={v}" for k, v in settings.items()), "-p", str(pid_file)]
+    progress(f"starting {flavor.title} {cfg.version} node {spec.name} on {spec.url}")
+    run_as = RUN_AS_WHEN_ROOT if os.geteuid() == 0 else None
     console = open(node / "logs" / "console.log", "ab")  # noqa: SIM115 - handed to the child
     proc = subprocess.Popen(
         args, env=env, cwd=str(node), stdout=console, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True, user=run_as,
     )
     console.close()
-    record = NodeRecord(proc.pid, cfg.port, cfg.version, cfg.url, str(node), time.time())
+    record = NodeRecord(proc.pid, spec.port, cfg.version, spec.url, str(node), time.time(),
+                        cfg.distribution, list(spec.members), cfg.heap)
     _record_path(cfg).write_text(json.dumps(asdict(record)))
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise EngineError(
-                f"{flavor.title} exited during start (code {proc.returncode}): "
-                f"{_last_error(node)}; full log in {node / 'logs'}"
-            )
-        health = probe() if probe is not None else _health(cfg.url)
-        if health and health.get("status") in ("green", "yellow"):
-            _adopt_java_pid(cfg, record, pid_file)
-            return {**status(cfg), "already_running": False}
-        time.sleep(0.5)
-    stop(cfg)
-    raise EngineError(
-        f"{flavor.title} did not become ready within {timeout_s:.0f}s; log in {node / 'logs'}"
-    )
+    return proc
 
 
-def _point_jvm_files_at(jvm_options: Path, node: Path) -> None:
-    """The stock jvm.options writes GC logs, heap dumps and crash files relative to the
-    distribution; send them to this node's folder, which the node user can write."""
-    text = jvm_options.read_text()
-    text = text.replace("file=logs/", f"file={node}/logs/")
-    text = text.replace("-XX:ErrorFile=logs/", f"-XX:ErrorFile={node}/logs/")
-    text = text.replace("-XX:HeapDumpPath=data", f"-XX:HeapDumpPath={node}/data")
-    jvm_options.write_text(text)
+def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float | None = None,
+          prepare: Sequence[NodePrep] = (), probe: HealthProbe | None = None) -> dict:
+    """Start the node, or the ``cfg.nodes`` nodes of a cluster (assembling the engine first if
+    needed), and wait until every node has joined and the cluster is at least yellow.
 
-
-def _adopt_java_pid(cfg: EngineConfig, record: NodeRecord, pid_file: Path) -> None:
-    """Record the JVM's own pid (the launcher script may not exec into it)."""
+    Nodes of the cluster that already run are left alone; the others start together (a new
+    cluster elects its first cluster manager only once a majority of nodes is up). ``probe``
+    replaces the plain-HTTP health check (a node with TLS and authentication).
+    """
+    ports = cfg.ports if cfg.nodes > 1 else members(cfg)  # a recorded cluster starts whole
+    specs = [NodeSpec(cfg.for_port(p), ports) for p in ports]
+    to_start = [s for s in specs if running_pid(s.cfg) is None]
+    if not to_start:
+        return {**status(cfg), "already_running": True}
+    for spec in to_start:
+        _check_folder(spec)
+        _check_ports(spec)
+    java_home = find_java(cfg.version, cfg.java_home, cfg.distribution)
+    shared = assemble(cfg, progress)
+    launched = []
+    for spec in to_start:
+        _prepare_node(spec, shared)
+        settings = spec.settings()
+        for hook in prepare:
+            hook(spec, settings, progress)
+        if os.geteuid() == 0:
+            make_readable(cfg.root)
+            _chown_node(spec.node_dir, RUN_AS_WHEN_ROOT)
+        launched.append((spec, _launch(spec, java_home, settings, progress)))
+    limit = timeout_s or START_TIMEOUT_S + EXTRA_START_TIMEOUT_PER_NODE_S * (len(launched) - 1)
     try:
-        record.pid = int(pid_file.read_text().strip())
+        _wait_joined(launched, len(specs), limit, probe)
+    except EngineError:
+        for spec, _ in launched:
+            stop_node(spec.cfg)
+        raise
+    return {**status(cfg), "already_running": False}
+
+
+def start_node(spec: NodeSpec, progress: Progress = quiet,
+               prepare: Sequence[NodePrep] = (), timeout_s: float = START_TIMEOUT_S,
+               probe: HealthProbe | None = None) -> None:
+    """(Re)start one node of an existing cluster and wait until it has joined."""
+    if running_pid(spec.cfg) is not None:
+        return
+    _check_ports(spec)
+    java_home = find_java(spec.cfg.version, spec.cfg.java_home, spec.cfg.distribution)
+    _prepare_node(spec, assemble(spec.cfg, progress))
+    settings = spec.settings()
+    for hook in prepare:
+        hook(spec, settings, progress)
+    if os.geteuid() == 0:
+        _chown_node(spec.node_dir, RUN_AS_WHEN_ROOT)
+    _wait_joined([(spec, _launch(spec, java_home, settings, progress))], len(spec.members),
+                 timeout_s, probe)
+
+
+def _wait_joined(launched: list[tuple[NodeSpec, subprocess.Popen[bytes]]], size: int,
+                 timeout_s: float, probe: HealthProbe | None = None) -> None:
+    """Until each launched node answers with a cluster of ``size`` nodes, yellow or green: a
+    node answers health only once it has joined a cluster with an elected manager."""
+    deadline = time.monotonic() + timeout_s
+    waiting = list(launched)
+    while waiting and time.monotonic() < deadline:
+        for spec, proc in list(waiting):
+            if proc.poll() is not None:
+                raise EngineError(
+                    f"{spec.cfg.flavor.title} node {spec.name} exited during start (code "
+                    f"{proc.returncode}): {_last_error(spec.node_dir)}; full log in "
+                    f"{spec.node_dir / 'logs'}")
+            health = probe(spec) if probe is not None else local_http.health(spec.url)
+            if (health and health.get("number_of_nodes") == size
+                    and health.get("status") in ("green", "yellow")):
+                _adopt_java_pid(spec.cfg, spec.node_dir / "engine.pid")
+                waiting.remove((spec, proc))
+        if waiting:
+            time.sleep(0.5)
+    if waiting:
+        names = ", ".join(s.name for s, _ in waiting)
+        raise EngineError(
+            f"node(s) {names} did not join a {size}-node cluster within {timeout_s:.0f}s; "
+            f"logs in {waiting[0][0].node_dir / 'logs'}")
+
+
+def _adopt_java_pid(cfg: EngineConfig, pid_file: Path) -> None:
+    """Record the JVM's own pid (the launcher script may not exec into it)."""
+    record = read_record(cfg)
+    try:
+        pid = int(pid_file.read_text().strip())
     except (OSError, ValueError):
         return
-    _record_path(cfg).write_text(json.dumps(asdict(record)))
+    if record is not None:
+        record.pid = pid
+        _record_path(cfg).write_text(json.dumps(asdict(record)))
 
 
 def _last_error(node: Path) -> str:
@@ -218,19 +352,41 @@ def _last_error(node: Path) -> str:
     return lines[-1].strip()[:300] if lines else "no console output"
 
 
-def stop(cfg: EngineConfig, timeout_s: float = 60) -> bool:
-    """Stop this node (by its recorded pid) and nothing else; False when it was not running."""
-    rec = read_record(cfg)
-    if rec is None or not _is_our_node(rec.pid, cfg.node_dir):
-        return False
-    os.kill(rec.pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout_s
+def _signal(cfg: EngineConfig, sig: int) -> int | None:
+    pid = running_pid(cfg)
+    if pid is not None:
+        os.kill(pid, sig)
+    return pid
+
+
+def _wait_gone(cfg: EngineConfig, pid: int, deadline: float) -> None:
     while time.monotonic() < deadline:
-        if not _is_our_node(rec.pid, cfg.node_dir):
+        if not _is_our_node(pid, cfg.node_dir):
             break
         time.sleep(0.3)
     else:
-        os.kill(rec.pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ChildProcessError):
-        os.waitpid(rec.pid, os.WNOHANG)
+        os.waitpid(pid, os.WNOHANG)
+
+
+def stop_node(cfg: EngineConfig, timeout_s: float = 60, *, kill: bool = False) -> bool:
+    """Stop the one node on ``cfg.port`` (SIGTERM, or SIGKILL to simulate a crash); False
+    when it was not running."""
+    pid = _signal(cfg, signal.SIGKILL if kill else signal.SIGTERM)
+    if pid is None:
+        return False
+    _wait_gone(cfg, pid, time.monotonic() + timeout_s)
     return True
+
+
+def stop(cfg: EngineConfig, timeout_s: float = 60) -> bool:
+    """Stop every node of the cluster ``cfg.port`` belongs to (by recorded pid) and nothing
+    else; False when none was running. All get SIGTERM at once."""
+    ports = members(cfg)
+    pids = [(cfg.for_port(p), _signal(cfg.for_port(p), signal.SIGTERM)) for p in ports]
+    deadline = time.monotonic() + timeout_s
+    for node_cfg, pid in pids:
+        if pid is not None:
+            _wait_gone(node_cfg, pid, deadline)
+    return any(pid is not None for _, pid in pids)

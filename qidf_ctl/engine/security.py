@@ -9,9 +9,12 @@ files (mode 0600) under ``<node>/qidf-security/``, and only their paths are ever
 The plugin zip is ``org.opensearch.plugin:opensearch-security:<version>.0`` from Maven
 Central. For 2.19.1 Central has the zip but no POM, checksum files or metadata entry, so
 Maven's ``--strict-checksums`` refuses it: it is fetched without, and its SHA-256 pinned
-here. It is installed into a copy of the distribution made of hard links
-(``dist/opensearch-<v>-security``): installed into the shared one, it would load into every
-plain node of that version, which then would not start without certificates.
+here. It is installed once into a copy of the distribution made of hard links
+(``dist/opensearch-<v>-security``), and from there linked into the node's own distribution
+copy (``node-<port>/dist/plugins``, see engine/layout.py): installed into the shared one, it
+would load into every plain node of that version, which then would not start without
+certificates. The plugin and the node's config/ persist, so a restart by another command
+(``qidf plugin install``) starts the node secured again; it only needs ``node_probe``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from qidf_ctl.engine.artifacts import DEPENDENCY_PLUGIN, mvn_executable
 from qidf_ctl.engine.certificates import CertificateAuthority
 from qidf_ctl.engine.config import EngineConfig, download_dir
 from qidf_ctl.engine.java import find_java
+from qidf_ctl.engine.layout import NodeSpec
 from qidf_ctl.errors import EngineError, UsageError, missing_extra
 from qidf_ctl.progress import Progress, quiet
 
@@ -107,6 +111,9 @@ def check_version(cfg: EngineConfig) -> None:
         known = ", ".join(f"opensearch-{v}" for v in sorted(PLUGINS))
         raise UsageError(f"--security needs an engine whose security plugin is on Maven "
                          f"Central and pinned here: {known} (got {cfg.spelling})")
+    if cfg.nodes > 1:
+        raise UsageError("--security starts a single node (one private CA per node folder): "
+                         "leave out --nodes, or start a plain cluster without --security")
 
 
 def plugin_zip(cfg: EngineConfig, progress: Progress = quiet) -> Path:
@@ -313,21 +320,29 @@ def health_probe(node_dir: Path) -> Callable[[], dict | None]:
     return probe
 
 
+def node_probe(node: NodeSpec) -> dict | None:
+    """``health_probe`` of one node of a local cluster, as ``process.start`` calls it."""
+    return health_probe(node.node_dir)()
+
+
 def start(cfg: EngineConfig, spec: SecuritySpec | None = None,
           progress: Progress = quiet, timeout_s: float = 240) -> tuple[dict, Access]:
     """Start a secured node (``process.start`` with a hook that secures it first)."""
     check_version(cfg)
     spec = spec or default_spec()
 
-    def prepare(node_dir: Path, dist: Path, step: Progress) -> Path:
-        secured = secured_dist(cfg, dist, step)
-        config = node_dir / "config"
-        if not (config / "opensearch-security").is_dir():
+    def prepare(node: NodeSpec, settings: dict[str, str], step: Progress) -> None:
+        # Into the node's own distribution and config/: both persist, so a restart by another
+        # command (a rolling plugin install) starts the node secured again.
+        secured = secured_dist(cfg, cfg.dist, step)
+        plugin = node.dist / "plugins" / "opensearch-security"
+        if not plugin.is_dir():
+            shutil.copytree(secured / "plugins" / "opensearch-security", plugin,
+                            copy_function=os.link, symlinks=True)
+        if not (node.config / "opensearch-security").is_dir():
             shutil.copytree(secured / "config" / "opensearch-security",
-                            config / "opensearch-security")
-        configure(node_dir, cfg.port, spec)
-        return secured
+                            node.config / "opensearch-security")
+        configure(node.node_dir, node.port, spec)
 
-    info = process.start(cfg, progress, timeout_s, prepare=prepare,
-                         probe=health_probe(cfg.node_dir))
+    info = process.start(cfg, progress, timeout_s, prepare=[prepare], probe=node_probe)
     return info, Access.load(cfg.node_dir)

@@ -24,4 +24,5 @@ def show(cluster: Cluster, name: str) -> dict[str, Any]:
         "record": state.record,
         "fields_with_own_similarity": state.own_similarity_fields,
         **inspect(cluster, name),
+        "shards": state.description.shards,
     }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,16 +32,26 @@ from qidf_ctl.progress import BarFactory, no_bar
 from qidf_ctl.stats.analyzer_probe import split_styles
 from qidf_ctl.stats.densities import DENSITIES
 from qidf_ctl.stats.design import take_all_size
-from qidf_ctl.stats.entries import Entries, read_entries
+from qidf_ctl.stats.entries import Entries, add_rows, iter_vectors, read_entries
 from qidf_ctl.stats.facts import IndexFacts, read_facts
 from qidf_ctl.stats.fields import FieldStats, exact_field, sampled_field
-from qidf_ctl.stats.read import count, has_field_query, longest_docs, scroll_docs, uniform_docs
+from qidf_ctl.stats.read import (
+    TermVector,
+    count,
+    has_field_query,
+    longest_docs,
+    scroll_docs,
+    uniform_docs,
+)
 from qidf_ctl.stats.source_sample import source_texts
 from qidf_ctl.stats.text_shape import text_shape
 
 # Exact mode reads every document; above this many it is only run when asked for (--exact).
 EXACT_LIMIT = 100_000
 DEFAULT_SAMPLE = 5000
+# Documents of the seeded uniform order read beyond the sample's need, in case some of the
+# longest documents come early in it (on average k / N of them do).
+READ_AHEAD = 50
 DF_NOTE = ("df and N count live documents, index-wide (as BM25 with one shard or "
            "dfs_query_then_fetch sees them once deleted documents are merged away)")
 
@@ -78,27 +89,49 @@ def _read_sample(
 ) -> tuple[dict[str, Entries], int, int, int, list[str]]:
     """Read the take-all stratum (the longest documents), then a uniform sample of the rest.
 
+    Ranking every document by length is one pass over all of them inside the engine (it
+    reads each ``_source``): the longest part of a sampled run on a large index. The uniform
+    part does not need its result to start: the seeded random order of all documents is
+    drawn and read meanwhile, and the sample is its first ``size - k`` documents that are not
+    among the ``k`` longest, the same documents as drawing from the rest directly.
+
     Returns the entries, rows in the take-all stratum, size of the rest, vanished documents,
     warnings.
     """
     warnings: list[str] = []
     k = take_all_size(size)
-    try:
-        longest = longest_docs(cluster, facts.index, query,
-                               [facts.source_path(f) for f in fields], k)
-    except ClusterError as exc:
-        longest = []
-        warnings.append(f"could not rank documents by length ({exc}): the sample is plain "
-                        "uniform, and its interval may be too narrow if a few very long "
-                        "documents hold much of the df = 1 material")
-    with bar(f"reading {facts.index} (sample of {size})", size) as advance:
+    paths = [facts.source_path(f) for f in fields]
+    read: dict[str, dict[str, TermVector] | None] = {}  # id -> term vectors (None: gone)
+    with bar(f"reading {facts.index} (sample of {size})", size) as advance, \
+            ThreadPoolExecutor(max_workers=1) as background:
+        ranking = background.submit(longest_docs, cluster, facts.index, query, paths, k)
+        ahead = [d for page in uniform_docs(cluster, facts.index, query, size - k + READ_AHEAD,
+                                            seed) for d in page]
+        for batch, docs in iter_vectors(cluster, facts.index, fields, [ahead]):
+            read.update((d.id, v) for d, v in zip(batch, docs, strict=True))
+        try:
+            longest = ranking.result()
+        except ClusterError as exc:
+            longest = []
+            warnings.append(f"could not rank documents by length ({exc}): the sample is plain "
+                            "uniform, and its interval may be too narrow if a few very long "
+                            "documents hold much of the df = 1 material")
         acc, gone = read_entries(cluster, facts.index, fields, [longest], advance)
         take_all_rows = len(acc[fields[0]].lengths)
-        rest = with_fields - len(longest)
-        pages = uniform_docs(cluster, facts.index, query, size - len(longest), seed,
-                             exclude=longest) if size > len(longest) else []
-        acc, gone_rest = read_entries(cluster, facts.index, fields, pages, advance, acc)
-    return acc, take_all_rows, rest, gone + gone_rest, warnings
+        want = size - len(longest)
+        skip = {d.id for d in longest}
+        chosen = [d for d in ahead if d.id not in skip][:want]
+        if len(chosen) < want and len(ahead) == size - k + READ_AHEAD:
+            # Not enough read ahead (more of the longest drawn than the margin, or no
+            # ranking): the order goes on past what was read.
+            chosen = [d for page in uniform_docs(cluster, facts.index, query, want, seed,
+                                                 exclude=longest) for d in page]
+        missing = [d for d in chosen if d.id not in read]
+        for batch, docs in iter_vectors(cluster, facts.index, fields, [missing]):
+            read.update((d.id, v) for d, v in zip(batch, docs, strict=True))
+        gone += add_rows(acc, fields, [read[d.id] for d in chosen])
+        advance(len(chosen))
+    return acc, take_all_rows, with_fields - len(longest), gone, warnings
 
 
 def index_stats(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ SCROLL_KEEP = "2m"
 _TV_PARAMS = {"term_statistics": False, "field_statistics": False, "positions": False,
               "offsets": False, "payloads": False}
 _LOOKUP_BATCH = 10_000
+LOOKUP_WORKERS = 4
 DEFAULT_MAX_BUCKETS = 65_535
 
 TermVector = dict[str, dict[str, Any]]  # term -> {"term_freq": n, ...}
@@ -206,15 +208,26 @@ def engine_df(
     cluster: Cluster, index: str, field: str, terms: Sequence[str], shards: int,
     advance: Callable[[int], None] = lambda n: None,
 ) -> np.ndarray:
-    """Lucene's docFreq of each term summed over shards (deleted documents included)."""
+    """Lucene's docFreq of each term summed over shards (deleted documents included).
+
+    The lookups (one per batch of terms and shard) run LOOKUP_WORKERS at a time: each is a
+    term-dictionary lookup for the engine, and decoding the answer is most of the cost."""
     df = np.zeros(len(terms), dtype=np.int64)
-    for start in range(0, len(terms), _LOOKUP_BATCH):
+    starts = range(0, len(terms), _LOOKUP_BATCH)
+
+    def lookup(start: int) -> tuple[int, list[int]]:
         batch = terms[start:start + _LOOKUP_BATCH]
+        counts = [0] * len(batch)
         for shard in range(shards):
             found, _ = _shard_lookup(cluster, index, field, batch, shard)
-            df[start:start + len(batch)] += [int(found.get(t, {}).get("doc_freq", 0))
-                                             for t in batch]
-        advance(len(batch))
+            for i, t in enumerate(batch):
+                counts[i] += int(found.get(t, {}).get("doc_freq", 0))
+        return start, counts
+
+    with ThreadPoolExecutor(max_workers=LOOKUP_WORKERS) as pool:
+        for start, counts in pool.map(lookup, starts):
+            df[start:start + len(counts)] = counts
+            advance(len(counts))
     return df
 
 

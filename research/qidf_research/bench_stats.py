@@ -92,13 +92,14 @@ def ensure_index(cluster: Cluster, name: str, docs: list[tuple[str, str]], shard
     print(f"indexed {name} in {time.monotonic() - started:.0f}s", file=sys.stderr)
 
 
-def run_cli(url: str, args: list[str]) -> dict[str, Any]:
-    """Run ``qidf stats`` as a child process; its wall time, peak RSS and JSON output.
+def run_cli(url: str, args: list[str], command: str = "stats") -> dict[str, Any]:
+    """Run ``qidf stats`` (or another command) as a child process; its wall time, peak RSS
+    and JSON output.
 
     Output goes to files and the child is reaped with ``os.wait4``, which returns that one
     child's resource usage (RUSAGE_CHILDREN would be the maximum over all children so far).
     """
-    cmd = [sys.executable, "-m", "qidf_ctl", "stats", *args, "--json"]
+    cmd = [sys.executable, "-m", "qidf_ctl", command, *args, "--json"]
     env = {**os.environ, "QIDF_URL": url}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
@@ -111,7 +112,8 @@ def run_cli(url: str, args: list[str]) -> dict[str, Any]:
         if proc.returncode:
             raise RuntimeError(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
         payload = json.loads(out.read())
-    return {"seconds": seconds, "rss_mib": usage.ru_maxrss / 1024, "out": payload}
+    return {"seconds": seconds, "rss_mib": usage.ru_maxrss / 1024,
+            "cpu_s": usage.ru_utime + usage.ru_stime, "out": payload}
 
 
 def _row(index: str, docs: int, shards: int, mode: str, run: dict[str, Any],
@@ -221,8 +223,13 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         "(tables of constants, generated code) hold much of the df = 1 material. A plain "
         "uniform sample of 5,000 from the 100,000-document index has a standard error of "
         "0.015 on h_tok and its bootstrap interval misses the truth about one time in five; "
-        "with the take-all stratum the standard error is 0.0012 (see `qidf_ctl/"
-        "stats_sample.py`).",
+        "with the take-all stratum the standard error is 0.0012 (see `qidf_ctl/stats/"
+        "design.py`).",
+        "",
+        "## At 1,000,000 documents",
+        "",
+        "One node and three, exact and sampled statistics and `apply --q auto`: "
+        "[scale.md](scale.md) (`--scale`; module `qidf_research.stats_scale`).",
         "",
     ]
     path.write_text("\n".join(lines))
@@ -285,8 +292,17 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "stats"))
     parser.add_argument("--readme-only", action="store_true",
                         help="Rewrite README.md from results.json; measure nothing.")
+    parser.add_argument("--scale", action="store_true",
+                        help="Measure at 1,000,000 documents instead (qidf_research."
+                        "stats_scale): --url is one node, --scale-cluster-url a cluster.")
+    parser.add_argument("--scale-cluster-url", default=None)
     args = parser.parse_args()
     out = Path(args.out)
+    if args.scale:
+        from qidf_research.stats_scale import run as run_scale
+
+        print("\n".join(run_scale(args.url, args.scale_cluster_url, out)["checks"]))
+        return
     if args.readme_only:
         result = json.loads((out / "results.json").read_text())
         result["checks"], result["scaling"] = summarise(result["rows"])

@@ -26,7 +26,8 @@ def test_port_taken_is_refused(cfg):
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         cfg.port = sock.getsockname()[1]
-        with pytest.raises(EngineError, match=f"port {cfg.port} on 127.0.0.1 is already in use"):
+        with pytest.raises(EngineError, match=rf"port {cfg.port} on 127.0.0.1 \(HTTP port of "
+                                              rf"node qidf-{cfg.port}\) is already in use"):
             local_engine.start(cfg)
 
 
@@ -90,3 +91,24 @@ def test_stop_never_kills_a_foreign_pid(cfg):
         f'{{"pid": {os.getpid()}, "port": 9299, "version": "2.19.6", '
         f'"url": "http://127.0.0.1:9299", "node_dir": "{cfg.node_dir}", "started_at": 0}}')
     assert local_engine.stop(cfg) is False  # our own pid is not an OpenSearch node
+
+
+@pytest.mark.parametrize(("shipped", "missing"), [
+    ((), ("lang-painless", "analysis-common")),  # 2.x integ-test zips ship neither
+    (("lang-painless", "analysis-common"), ()),  # 3.6.0+ ship both (FileExistsError before)
+    (("analysis-common",), ("lang-painless",)),
+])
+def test_only_modules_the_zip_lacks_are_added(tmp_path, shipped, missing):
+    import zipfile
+
+    from qidf_ctl.engine.assemble import _missing_modules
+
+    zip_path = tmp_path / "opensearch.zip"
+    with zipfile.ZipFile(zip_path, "w") as zf:
+        zf.writestr("opensearch-3.6.0/bin/opensearch", "#!/bin/sh\n")
+        zf.writestr("opensearch-3.6.0/modules/transport-netty4/a.jar", "")
+        for name in shipped:
+            zf.writestr(f"opensearch-3.6.0/modules/{name}/{name}.jar", "")
+    got = _missing_modules(zip_path, "opensearch-3.6.0",
+                           ("lang-painless", "analysis-common"))
+    assert got == missing

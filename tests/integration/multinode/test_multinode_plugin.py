@@ -1,0 +1,90 @@
+"""The plugin on a 3-node cluster: ``--mode auto`` when only some data nodes have it, and a
+rolling install on every node during which no search fails.
+
+The two tests run in this order: the first leaves the plugin on one node only, the second
+installs it on all three (and every later test may count on it being everywhere).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from qidf_ctl import install
+from qidf_ctl.engine import plugin, process
+from qidf_ctl.errors import EXIT_FAILED
+from qidf_ctl.install import PLUGIN_NAME
+from qidf_ctl.similarity import Mode
+
+from .conftest import query_texts
+from .search_load import SearchLoad, expected_totals
+
+pytestmark = pytest.mark.integration
+
+
+def qidf(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a child process."""
+    return subprocess.run([sys.executable, "-m", "qidf_ctl", *args, "--url", url],
+                          capture_output=True, text=True, timeout=300)
+
+
+def _settings(cluster, index):
+    return cluster.request("GET", f"/{index}/_settings", params={"flat_settings": "true"})
+
+
+def test_auto_chooses_painless_when_one_data_node_lacks_the_plugin(
+        cluster3, nodes_cfg, plugin_zip, load_index, urls):
+    first, *others = nodes_cfg.ports
+    plugin.install_local(nodes_cfg, plugin_zip, ports=[first])
+    plugin.remove_local(nodes_cfg, ports=others)
+    found = install.presence(cluster3)
+    assert sorted(found.data_nodes) == [f"qidf-{p}" for p in nodes_cfg.ports]
+    assert sorted(found.missing_on) == [f"qidf-{p}" for p in others]
+
+    mode, reason = install.choose_mode(cluster3, "auto")
+    assert mode is Mode.SCRIPT
+    assert "Painless" in reason and "not on every data node" in reason
+
+    before = _settings(cluster3, load_index)
+    refused = qidf(urls[0], "apply", load_index, "--q", "0.3", "--mode", "plugin")
+    assert refused.returncode == EXIT_FAILED, refused.stderr
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and PLUGIN_NAME in lines[0]
+    assert all(f"qidf-{p}" in lines[0] for p in others), lines[0]
+    assert _settings(cluster3, load_index) == before
+
+    done = qidf(urls[1], "apply", load_index, "--q", "0.3", "--json")
+    try:
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert "Painless" in result["mode_reason"], result
+        assert "not on every data node" in result["mode_reason"]
+        assert install.show(cluster3, load_index)["mode"] == "script"
+    finally:
+        install.revert(cluster3, load_index)
+    assert _settings(cluster3, load_index) == before
+
+
+def test_rolling_install_fails_no_search(cluster3, nodes_cfg, plugin_zip, load_index, urls,
+                                         go_task):
+    texts = query_texts(go_task)
+    expected = expected_totals(urls[0], load_index, "text", texts)
+    assert min(expected.values()) > 0
+    with SearchLoad(urls, load_index, "text", expected) as load:
+        info = plugin.install_local(nodes_cfg, plugin_zip)
+    report = load.report
+    steps = ", ".join(f"{s['port']}: down {s['down_s']:.1f}s of {s['step_s']:.1f}s"
+                      for s in info["restarts"])
+    print(f"\nrolling install on 3 nodes ({steps}); searches: {report.summary()}")
+    assert [s["port"] for s in info["restarts"]] == list(nodes_cfg.ports)
+    assert report.searches >= 100
+    assert report.failed == 0, report.summary()
+    assert install.presence(cluster3).everywhere
+    assert process.status(nodes_cfg)["running_nodes"] == 3
+    health = cluster3.request("GET", "/_cluster/health")
+    assert health["status"] == "green" and health["number_of_nodes"] == 3
+    mode, reason = install.choose_mode(cluster3, "auto")
+    assert mode is Mode.PLUGIN and "all 3 data nodes" in reason
