@@ -56,9 +56,18 @@ def _record_path(cfg: EngineConfig) -> Path:
 
 def read_record(cfg: EngineConfig) -> NodeRecord | None:
     try:
-        return NodeRecord(**json.loads(_record_path(cfg).read_text()))
+        fields = json.loads(_record_path(cfg).read_text())
+        if "distribution" not in fields:  # written by qidf 0.1, which ran one engine per port
+            fields["distribution"] = distribution_of_version(str(fields.get("version", "")))
+        return NodeRecord(**fields)
     except (OSError, ValueError, TypeError):
         return None
+
+
+def distribution_of_version(version: str) -> str:
+    """OpenSearch's majors are 1-3 and Elasticsearch's 7 and up: a version alone says which."""
+    major = version.split(".")[0]
+    return "elasticsearch" if major.isdigit() and int(major) >= 5 else "opensearch"
 
 
 def members(cfg: EngineConfig) -> tuple[int, ...]:

@@ -361,3 +361,19 @@ def test_security_refuses_a_cluster_in_one_line(home):
                                 nodes=3)
     with pytest.raises(UsageError, match="--security starts a single node"):
         security.check_version(cfg)
+
+
+@pytest.mark.parametrize(("version", "distribution"), [
+    ("8.19.21", "elasticsearch"), ("9.1.0", "elasticsearch"), ("2.19.6", "opensearch"),
+    ("3.8.0", "opensearch")])
+def test_a_record_from_qidf_0_1_without_its_distribution_keeps_the_engine(
+        home, version, distribution):
+    """A node.json written before records named their distribution must not turn an
+    Elasticsearch node into a request for an OpenSearch zip of the same version."""
+    cfg = EngineConfig.from_env(distribution=distribution, port=9301)
+    cfg.node_dir.mkdir(parents=True)
+    (cfg.node_dir / "node.json").write_text(json.dumps({
+        "pid": 1, "port": 9301, "version": version, "url": "http://127.0.0.1:9301",
+        "node_dir": str(cfg.node_dir), "started_at": 0.0}))
+    restored = process.recorded(EngineConfig.from_env(port=9301))
+    assert (restored.distribution, restored.version) == (distribution, version)

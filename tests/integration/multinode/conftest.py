@@ -57,6 +57,8 @@ def plugin_zip() -> Path:
 @pytest.fixture(scope="session")
 def load_index(cluster3, go_task) -> str:
     """The Go corpus in 6 shards with 1 replica, green: a copy of every shard on two nodes."""
+    # A cluster kept from an earlier run may hold the name, or clones serving it as an alias.
+    cluster3.request("DELETE", f"/{LOAD_INDEX}*", params={"expand_wildcards": "all"})
     indexing.create_index(cluster3, LOAD_INDEX, shards=6, replicas=1)
     assert indexing.bulk_index(cluster3, LOAD_INDEX, go_task.corpus) == len(go_task.corpus)
     wait_green(cluster3, LOAD_INDEX)
