@@ -205,6 +205,12 @@ class EngineConfig:
         return dataclasses.replace(self, port=port)
 
 
+def distribution_of_version(version: str) -> str:
+    """OpenSearch's majors are 1-3 and Elasticsearch's 7 and up: a version alone says which."""
+    major = version.split(".")[0]
+    return "elasticsearch" if major.isdigit() and int(major) >= 5 else "opensearch"
+
+
 @dataclass
 class NodeRecord:
     """``node.json``: what runs in a node folder, written at each start."""

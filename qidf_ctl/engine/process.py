@@ -37,6 +37,7 @@ from qidf_ctl.engine.config import (
     START_TIMEOUT_S,
     EngineConfig,
     NodeRecord,
+    distribution_of_version,
 )
 from qidf_ctl.engine.java import find_java
 from qidf_ctl.engine.layout import NodeSpec, ensure_node_dist, point_jvm_files_at
@@ -62,12 +63,6 @@ def read_record(cfg: EngineConfig) -> NodeRecord | None:
         return NodeRecord(**fields)
     except (OSError, ValueError, TypeError):
         return None
-
-
-def distribution_of_version(version: str) -> str:
-    """OpenSearch's majors are 1-3 and Elasticsearch's 7 and up: a version alone says which."""
-    major = version.split(".")[0]
-    return "elasticsearch" if major.isdigit() and int(major) >= 5 else "opensearch"
 
 
 def members(cfg: EngineConfig) -> tuple[int, ...]:
