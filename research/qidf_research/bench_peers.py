@@ -41,17 +41,23 @@ PEERS_JSON = OUT / "peers.json"
 
 def shipped_q(bench: CorpusBench) -> tuple[float, dict[str, Any]]:
     """The q ``qidf apply --q auto`` installs on this index (the product's default predictor,
-    exact statistics), cached with its formula: a changed predictor is measured again."""
+    exact statistics, and, as bench_sharding does, the task's own queries as the unlabeled
+    query sample ``--queries`` reads), cached with its formula: a changed predictor is
+    measured again. Records written before the query sample was passed lack
+    ``query_sample`` and are kept as measured (the report names the predictor per row)."""
     from qidf_ctl.predictors import DEFAULT_PREDICTOR, get, predict_for_index
+    from qidf_ctl.stats.query_sample import from_texts
 
     formula = get(DEFAULT_PREDICTOR).formula
     cached = bench.store.meta().get("shipped")
-    if cached and cached.get("formula") == formula:
+    if cached and cached.get("formula") == formula and cached.get("query_sample"):
         return float(cached["q"]), cached
     bench.ensure_ready()
-    prediction = predict_for_index(bench.cluster, bench.index, indexing.FIELD, exact=True)
+    prediction = predict_for_index(bench.cluster, bench.index, indexing.FIELD, exact=True,
+                                   queries=from_texts(bench.task.queries,
+                                                      "the task's queries"))
     record = {"q": prediction.q, "predictor": prediction.predictor, "formula": formula,
-              "reason": prediction.reason}
+              "reason": prediction.reason, "query_sample": "the task's queries (unlabeled)"}
     bench.store.put_meta("shipped", record)
     return prediction.q, record
 

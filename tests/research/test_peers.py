@@ -181,6 +181,28 @@ def test_report_renders_every_table():
     assert render_peers({"corpora": {}}) == []
 
 
+def test_each_shipped_cell_names_its_predictor():
+    """The default predictor changed between runs: a row never hides which one it measured,
+    and a count over rows lists the predictors behind it."""
+    from qidf_research.peers.report import headline
+
+    fams = {n: {"kind": "qlog", "params": {"q": q}, "tuning": 0.3, "heldout": 0.3}
+            for n, q in (("bm25_default", 1.0), ("qlog", 0.4), ("shipped", 0.7))}
+    fams["lm_dirichlet"] = {"kind": "LM", "params": {"mu": 100.0}, "tuning": 0.3,
+                            "heldout": 0.29}
+    cmp = {"delta": 0.01, "low": 0.0, "high": 0.02, "p_value": 0.04}
+    row = {"group": "code2doc", "families": fams, "best_peer": "lm_dirichlet",
+           "best_builtin": "lm_dirichlet", "comparisons": {"shipped_vs_best_builtin": cmp,
+                                                           "qlog_vs_best_builtin": cmp}}
+    corpora = {"a": {**row, "shipped_prediction": {"predictor": "qidf-gate", "q": 0.7}},
+               "b": {**row, "shipped_prediction": {"predictor": "qidf-content", "q": 0.7,
+                                                   "query_sample": "the task's queries"}}}
+    table = docs_table(corpora)
+    assert "0.3000 (q 0.7, qidf-gate)" in table[2]
+    assert "0.3000 (q 0.7, qidf-content +queries)" in table[3]
+    assert "[qidf-content +queries 1, qidf-gate 1]" in "\n".join(headline(corpora))
+
+
 def test_docs_page_shows_the_measured_table():
     """docs/peers.md's table is peers.json's, row for row: no claim without its row."""
     peers = load_peers()

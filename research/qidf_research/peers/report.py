@@ -45,6 +45,25 @@ def _setting(f: dict[str, Any]) -> str:
     return ", ".join(f"{k} {p[k]:g}" for k in order if k in p)
 
 
+def _shipped(c: dict[str, Any]) -> str:
+    """The shipped column's cell: held-out NDCG@10, the q installed and the predictor that
+    chose it (the default predictor changed between runs: each row names its own)."""
+    f = c["families"]["shipped"]
+    who = _predictor(c)
+    return f"{f['heldout']:.4f} (q {f['params'].get('q', 1):g}, {who})"
+
+
+def _predictor(c: dict[str, Any]) -> str:
+    """The shipped row's predictor, ``+queries`` when it read the task's query sample."""
+    sp = c.get("shipped_prediction", {})
+    return sp.get("predictor", "?") + (" +queries" if sp.get("query_sample") else "")
+
+
+def _predictors(rows: list[dict[str, Any]]) -> str:
+    names = Counter(_predictor(c) for c in rows)
+    return ", ".join(f"{n} {k}" for n, k in sorted(names.items()))
+
+
 def _ordered(corpora: dict[str, Any]) -> list[str]:
     keys = list(corpora)
     return sorted(keys, key=lambda k: (GROUPS.index(corpora[k]["group"]), keys.index(k)))
@@ -77,7 +96,8 @@ def headline(corpora: dict[str, Any]) -> list[str]:
                 cells.append(", ".join(f"{n} ({k})" for n, k in names.most_common(3)))
             base = who or "best_builtin"
             win, lose, spread = _counts(rows, f"{run}_vs_{base}")
-            cells.append(f"{win} / {lose}, {spread}")
+            cells.append(f"{win} / {lose}, {spread}" + ("" if who else
+                                                         f" [{_predictors(rows)}]"))
         out.append(f"| {GROUP_NAMES[group]} | " + " | ".join(cells) + " |")
     return out
 
@@ -85,8 +105,9 @@ def headline(corpora: dict[str, Any]) -> list[str]:
 def family_wins(corpora: dict[str, Any], run: str) -> list[str]:
     """Per corpus type, how often ``run`` is above / below each family on the held-out
     split at p < 0.05 (each family at its own best tuning setting)."""
-    out = ["| corpus type | corpora | " + " | ".join(SHORT[p] for p in PEERS) + " |",
-           "|---|---|" + "---|" * len(PEERS)]
+    extra = " predictor |" if run == "shipped" else ""
+    out = ["| corpus type | corpora | " + " | ".join(SHORT[p] for p in PEERS) + " |" + extra,
+           "|---|---|" + "---|" * len(PEERS) + ("---|" if extra else "")]
     for group in GROUPS:
         rows = [c for c in corpora.values() if c["group"] == group]
         if not rows:
@@ -95,6 +116,8 @@ def family_wins(corpora: dict[str, Any], run: str) -> list[str]:
         for peer in PEERS:
             win, lose, _ = _counts(rows, f"{run}_vs_{peer}")
             cells.append(f"{win} / {lose}")
+        if extra:
+            cells.append(_predictors(rows))
         out.append(f"| {GROUP_NAMES[group]} | {len(rows)} | " + " | ".join(cells) + " |")
     return out
 
@@ -121,7 +144,7 @@ def joint_headline(corpora: dict[str, Any]) -> list[str]:
 def main_table(corpora: dict[str, Any]) -> list[str]:
     out = ["| corpus | docs | BM25 | best built-in (chosen on tuning) | NDCG@10 | q-log (q) | "
            "Δ q-log - best built-in [95% CI], p | best peer, if idf^gamma | "
-           "Δ q-log - best peer, p | shipped (q) | Δ shipped - best built-in, p |",
+           "Δ q-log - best peer, p | shipped (q, predictor) | Δ shipped - best built-in, p |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in _ordered(corpora):
         c = corpora[key]
@@ -137,8 +160,7 @@ def main_table(corpora: dict[str, Any]) -> list[str]:
             f"{SHORT[c['best_builtin']]}: {_setting(bi)} | {bi['heldout']:.4f} | "
             f"{f['qlog']['heldout']:.4f} ({f['qlog']['params'].get('q', 1):g}) | "
             f"{_delta(c['comparisons'].get('qlog_vs_best_builtin'))} | {other} | {vs_peer} | "
-            f"{f['shipped']['heldout']:.4f} ({f['shipped']['params'].get('q', 1):g}) | "
-            f"{_delta(c['comparisons'].get('shipped_vs_best_builtin'))} |")
+            f"{_shipped(c)} | {_delta(c['comparisons'].get('shipped_vs_best_builtin'))} |")
     return out
 
 
@@ -150,7 +172,7 @@ def docs_table(corpora: dict[str, Any]) -> list[str]:
         return "—" if not x else f"{x['delta']:+.4f} (p {_p(x['p_value'])})"
 
     out = ["| corpus | BM25 | best built-in, as tuned | its NDCG@10 | q-log, q tuned | "
-           "Δ q-log - built-in | shipped `--q auto` | Δ shipped - built-in |",
+           "Δ q-log - built-in | shipped `--q auto` (q, predictor) | Δ shipped - built-in |",
            "|---|---|---|---|---|---|---|---|"]
     for key in _ordered(corpora):
         c = corpora[key]
@@ -160,8 +182,7 @@ def docs_table(corpora: dict[str, Any]) -> list[str]:
             f"| {key} | {f['bm25_default']['heldout']:.4f} | {SHORT[c['best_builtin']]} "
             f"({_setting(bi)}) | {bi['heldout']:.4f} | {f['qlog']['heldout']:.4f} "
             f"(q {f['qlog']['params'].get('q', 1):g}) | {d(c, 'qlog_vs_best_builtin')} | "
-            f"{f['shipped']['heldout']:.4f} (q {f['shipped']['params'].get('q', 1):g}) | "
-            f"{d(c, 'shipped_vs_best_builtin')} |")
+            f"{_shipped(c)} | {d(c, 'shipped_vs_best_builtin')} |")
     return out
 
 
@@ -243,8 +264,11 @@ def render_peers(data: dict[str, Any]) -> list[str]:
         "peer including the Painless idf^gamma; Δ is held-out NDCG@10 with a paired "
         "bootstrap over the held-out "
         f"queries ({data['resamples']:,} resamples, 95% percentile interval, two-sided p). "
-        "q-log is q tuned at k1 = 1.2, b = 0.75; shipped is the default predictor's q "
-        "(`apply --q auto`, exact statistics); joint tunes q, k1 and b together.",
+        "q-log is q tuned at k1 = 1.2, b = 0.75; shipped is the q of the product's default "
+        "predictor (`apply --q auto`, exact statistics, the task's own queries unlabeled as "
+        "the `--queries` sample: +queries); every shipped cell names its predictor, every "
+        "shipped count the predictors behind it, as the default has changed before; joint "
+        "tunes q, k1 and b together.",
         "",
         f"Grids (coarse, then finer around the best; peers.json has every setting tried "
         f"and its tuning NDCG@10): BM25 b {plan['bm25']['b']} then k1 {plan['bm25']['k1']} "
