@@ -67,8 +67,11 @@ def load_index(cluster3, go_task) -> str:
 
 def wait_green(cluster: Cluster, index: str, timeout_s: int = 180) -> None:
     # The query string goes in the path: opensearch-py takes a "timeout" param as its own.
+    # No relocating shards either: a node that rejoins draws shards back (rebalancing), and a
+    # copy listed while it moves is gone by the time a test reaches it.
     health = cluster.request("GET", f"/_cluster/health/{index}?wait_for_status=green"
-                             f"&wait_for_no_initializing_shards=true&timeout={timeout_s}s")
+                             f"&wait_for_no_initializing_shards=true"
+                             f"&wait_for_no_relocating_shards=true&timeout={timeout_s}s")
     assert health["status"] == "green" and not health["timed_out"], health
 
 
