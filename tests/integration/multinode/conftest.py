@@ -9,6 +9,7 @@ two ports after it (default 9260-9262; transport ports +100), with the default c
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,11 @@ def cluster3(nodes_cfg):
     """The running 3-node cluster (started here, stopped at the end of the session)."""
     if os.environ.get("QIDF_TEST_MULTINODE") != "1":
         pytest.skip("multi-node tests run in scripts/test_matrix.sh (QIDF_TEST_MULTINODE=1)")
+    if process.running_pid(nodes_cfg) is None:
+        # A cluster kept from an earlier run may hold indices that cannot allocate any more
+        # (a similarity type whose plugin a test removed): the tests start from empty nodes.
+        for port in nodes_cfg.ports:
+            shutil.rmtree(nodes_cfg.for_port(port).node_dir / "data", ignore_errors=True)
     info = process.start(nodes_cfg)
     try:
         yield Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
