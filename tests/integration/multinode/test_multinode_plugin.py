@@ -19,7 +19,7 @@ from qidf_ctl.errors import EXIT_FAILED
 from qidf_ctl.install import PLUGIN_NAME
 from qidf_ctl.similarity import Mode
 
-from .conftest import query_texts
+from .conftest import query_texts, wait_cluster_green
 from .search_load import SearchLoad, expected_totals
 
 pytestmark = pytest.mark.integration
@@ -84,7 +84,9 @@ def test_rolling_install_fails_no_search(cluster3, nodes_cfg, plugin_zip, load_i
     assert report.failed == 0, report.summary()
     assert install.presence(cluster3).everywhere
     assert process.status(nodes_cfg)["running_nodes"] == 3
-    health = cluster3.request("GET", "/_cluster/health")
+    # The last node's replicas are still recovering when install returns (yellow: every
+    # primary serves); the cluster must become green, not be green at once.
+    health = wait_cluster_green(cluster3)
     assert health["status"] == "green" and health["number_of_nodes"] == 3
     mode, reason = install.choose_mode(cluster3, "auto")
     assert mode is Mode.PLUGIN and "all 3 data nodes" in reason
