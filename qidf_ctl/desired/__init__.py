@@ -17,11 +17,11 @@ from qidf_ctl.desired.execute import ApplyReport, apply_plan
 from qidf_ctl.desired.items import Plan, PlanItem
 from qidf_ctl.desired.load import DEFAULT_FILE, DesiredStateError, load, one_index, parse
 from qidf_ctl.desired.model import DesiredState, Profile, Similarity, Target
-from qidf_ctl.desired.plan import available_strategies, make_plan
+from qidf_ctl.desired.plan import make_plan
 from qidf_ctl.desired.render import RenderFormat, render_format
 from qidf_ctl.desired.spec import reference_markdown
 
 __all__ = ["DEFAULT_FILE", "ApplyReport", "CheckReport", "Connections", "DesiredState",
            "DesiredStateError", "Plan", "PlanItem", "Profile", "RenderFormat", "Similarity",
-           "Target", "apply_plan", "available_strategies", "check", "load", "make_plan",
+           "Target", "apply_plan", "check", "load", "make_plan",
            "one_index", "parse", "reference_markdown", "render_format"]

@@ -44,11 +44,6 @@ from qidf_ctl.similarity import (
 )
 
 
-def available_strategies() -> tuple[str, ...]:
-    """The strategies ``install.apply`` offers: the file's ``strategy`` must be one."""
-    return tuple(s.value for s in install.Strategy)
-
-
 class _Planner:
     """Builds the items of one plan; remembers what each target already claimed."""
 
@@ -77,13 +72,6 @@ class _Planner:
                 f"{kind.replace('_', ' ')} {name!r} is reached by {earlier.label} and "
                 f"{target.label} with different similarities: narrow one of them")
         return False
-
-    def strategy(self, target: Target) -> tuple[str, list[str]]:
-        wanted = target.similarity.strategy
-        if wanted in available_strategies():
-            return wanted, []
-        return "close", [f"strategy {wanted} is not available in this qidf: the index will "
-                         "be closed instead (about a second without search)"]
 
     def context(self, target: Target) -> tuple[Cluster, Mode, bool]:
         cluster = self.conns.get(target.cluster)
@@ -117,11 +105,10 @@ class _Planner:
     def _index_item(self, target: Target, cluster: Cluster, mode: Mode, legacy: bool,
                     state: install.SimilarityState) -> PlanItem:
         sim = target.similarity
-        strategy, notes = self.strategy(target)
         have = state.installed
         item = PlanItem(
             cluster=target.cluster, kind=INDEX, name=state.index, target=target.label,
-            action=NONE, strategy=strategy, mode=mode.value, before=have.describe(),
+            action=NONE, strategy=sim.strategy, mode=mode.value, before=have.describe(),
             after=have.describe(), field=sim.field,
             fingerprint=index_fingerprint(state))
         extra: dict[str, Any] = {}
@@ -162,7 +149,7 @@ class _Planner:
         item.settings_diff = settings_diff(state.similarity_flat, wanted)
         item.meta_diff = meta_diff(state.record,
                                    installed_record(state, params, mode, legacy, extra))
-        item.notes = notes + [
+        item.notes = [
             f"field {f!r} names its own similarity {s!r} and keeps it"
             for f, s in sorted(state.own_similarity_fields.items())]
         if sim.field is not None and sim.field in state.own_similarity_fields:

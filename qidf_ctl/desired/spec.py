@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qidf_ctl.install.strategy import Strategy
+
 # What a target names: exactly one of these keys selects it.
 SELECTORS = ("index", "alias", "pattern", "template", "component_template")
 TEMPLATE_KINDS = ("template", "component_template")
 MODES = ("auto", "script", "plugin")
-STRATEGIES = ("close", "clone")
+STRATEGIES = tuple(s.value for s in Strategy)
 FORMS = ("lucene", "rsj")
 FORMAT_VERSION = 1
 
@@ -88,7 +90,7 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
     Key("mode", "string", "How the similarity is installed: `auto` picks the native plugin "
         "when every data node has it, else Painless.", "auto", MODES),
     Key("strategy", "string", "How an existing index changes: `close` (a second without "
-        "search) or `clone` (no search downtime; needs a qidf with the clone strategy).",
+        "search) or `clone` (no search downtime; a short write block).",
         "close", STRATEGIES),
     Key("field", "string", "Text field that must be affected (refused if its mapping names "
         "its own similarity); with auto, the field measured.",
