@@ -124,7 +124,6 @@ def evaluate_index(
     if baseline is not None:
         base = score_run(baseline, qrels)
         result.baseline = paired_bootstrap(
-            {q: v["NDCG@10"] for q, v in scored.per_query.items()},
-            {q: v["NDCG@10"] for q, v in base.per_query.items()},
+            scored.of("NDCG@10"), base.of("NDCG@10"),
             resamples=resamples, seed=seed)
     return result, run

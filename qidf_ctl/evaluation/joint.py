@@ -24,11 +24,10 @@ from qidf_ctl import install
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES, DeltaInterval, paired_interval
-from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.files import Qrels, sample_queries
 from qidf_ctl.evaluation.grids import parse_values
 from qidf_ctl.evaluation.score import WithPerQuery, score_run
-from qidf_ctl.evaluation.sweep import MEASURE, _restore
+from qidf_ctl.evaluation.sweep import MEASURE, settings_sweep
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import Mode, QlogParams
 
@@ -129,46 +128,33 @@ def joint_sweep(
     started = time.monotonic()
     queries_, qrels = sample_queries(queries_, qrels, None)
     grid = joint_grid(q_grid, k1_grid, b_grid)
-    state = install.read_state(cluster, index)
-    state.description.require_open("sweep it")
-    resolved = state.index
-    fname = state.description.text_field(field_name)
-    before = state.installed
-    if terms is None:
-        terms = analyze_queries(cluster, resolved, fname, queries_, bar)
-    per_query: dict[str, dict[str, float]] = {}
     points: list[JointPoint] = []
-    try:
-        install.revert(cluster, resolved)
-        baseline_name = install.show(cluster, resolved)["similarity"]
-        progress(f"searching with {baseline_name}")
-        base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
-        per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
+    with settings_sweep(cluster, index, field_name, queries_, qrels, terms, progress,
+                        bar) as swept:
+        per_query = {"baseline": swept.baseline.of(MEASURE)}
         with bar(f"{len(grid)} settings", len(grid)) as advance:
             for params in grid:
                 progress(f"{params.describe()}: installing and searching")
-                install.apply(cluster, resolved, params, mode=mode)
-                scored = score_run(runs.search_run(cluster, resolved, fname, terms, k=10),
-                                   qrels)
+                install.apply(cluster, swept.index, params, mode=mode)
+                scored = score_run(runs.search_run(cluster, swept.index, swept.field,
+                                                   swept.terms, k=10), qrels)
                 point = JointPoint(params.q, params.k1, params.b, scored.mean[MEASURE],
                                    scored.mean["MRR@10"])
-                per_query[point.label] = {q: v[MEASURE] for q, v in scored.per_query.items()}
+                per_query[point.label] = scored.of(MEASURE)
                 points.append(point)
                 advance(1)
-    finally:
-        progress(f"restoring {before.describe()}")
-        _restore(cluster, resolved, before)
     best = best_point(points)
     q_only = best_point([p for p in points if (p.k1, p.b) == (DEFAULT_K1, DEFAULT_B)])
     bm25_only = best_point([p for p in points if p.q == 1.0])
     single = best_point([q_only, bm25_only])
     single_name = "q-log (k1, b at defaults)" if single is q_only else "BM25 (k1, b tuned)"
     return JointResult(
-        resolved, fname, len(qrels), baseline_name, base.mean[MEASURE], points, best, q_only,
+        swept.index, swept.field, len(qrels), swept.baseline_similarity,
+        swept.baseline.mean[MEASURE], points, best, q_only,
         bm25_only, single_name,
         paired_interval(per_query[best.label], per_query["baseline"], resamples=resamples,
                         seed=seed),
         paired_interval(per_query[best.label], per_query[single.label], resamples=resamples,
                         seed=seed),
-        apply_command(resolved, best, mode, field_name), time.monotonic() - started,
+        apply_command(swept.index, best, mode, field_name), time.monotonic() - started,
         per_query)

@@ -39,6 +39,10 @@ class Scored:
     empty_queries: int
     depth_limited: int = 0
 
+    def of(self, measure: str) -> dict[str, float]:
+        """Query id -> the value of ``measure``: what paired comparisons read."""
+        return {q: v[measure] for q, v in self.per_query.items()}
+
 
 def score_run(run: runs.Run, qrels: Qrels, doc_tokens: Mapping[str, int] | None = None,
               budget: int = DEFAULT_BUDGET) -> Scored:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.files import Qrels, sample_queries
 from qidf_ctl.evaluation.grids import parse_values
-from qidf_ctl.evaluation.score import WithPerQuery, score_run
+from qidf_ctl.evaluation.score import Scored, WithPerQuery, score_run
 from qidf_ctl.formula import Q_MAX, Q_MIN, IdfForm
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import Installed, Mode, QlogParams
@@ -72,13 +73,48 @@ def _restore(cluster: Cluster, index: str, before: Installed) -> None:
         install.revert(cluster, index)
 
 
+@dataclass
+class SweptIndex:
+    """The index a settings sweep changes, its analysed queries and its own ranking."""
+
+    index: str
+    field: str
+    terms: Mapping[str, Any]
+    baseline_similarity: str
+    baseline: Scored
+
+
+@contextmanager
+def settings_sweep(cluster: Cluster, index: str, field_name: str | None,
+                   queries_: dict[str, str], qrels: Qrels, terms: Mapping[str, Any] | None,
+                   progress: Progress, bar: BarFactory) -> Iterator[SweptIndex]:
+    """Measure the index's own similarity, hand the index to the caller to install settings
+    on, and give it its own similarity back afterwards, whatever fails."""
+    state = install.read_state(cluster, index)
+    state.description.require_open("sweep it")
+    resolved = state.index
+    fname = state.description.text_field(field_name)
+    before = state.installed
+    if terms is None:
+        terms = analyze_queries(cluster, resolved, fname, queries_, bar)
+    try:
+        install.revert(cluster, resolved)
+        name = install.show(cluster, resolved)["similarity"]
+        progress(f"searching with {name}")
+        base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
+        yield SweptIndex(resolved, fname, terms, name, base)
+    finally:
+        progress(f"restoring {before.describe()}")
+        _restore(cluster, resolved, before)
+
+
 def _points(grid: tuple[float, ...], qrels: Qrels, run_at: Callable[[float], runs.Run],
             per_query: dict[str, dict[str, float]], progress: Progress) -> list[SweepPoint]:
     points = []
     for q in grid:
         progress(f"q = {q:g}: searching")
         scored = score_run(run_at(q), qrels)
-        per_query[f"{q:g}"] = {qid: v[MEASURE] for qid, v in scored.per_query.items()}
+        per_query[f"{q:g}"] = scored.of(MEASURE)
         points.append(SweepPoint(q, scored.mean[MEASURE], scored.mean["MRR@10"]))
     return points
 
@@ -107,32 +143,19 @@ def sweep(
     if query_time:
         return _sweep_query_time(cluster, index, queries_, qrels, grid, field_name, terms,
                                  progress, bar, started)
-    state = install.read_state(cluster, index)
-    state.description.require_open("sweep it")
-    resolved = state.index
-    fname = state.description.text_field(field_name)
-    before = state.installed
-    if terms is None:
-        terms = analyze_queries(cluster, resolved, fname, queries_, bar)
-    per_query: dict[str, dict[str, float]] = {}
+    with settings_sweep(cluster, index, field_name, queries_, qrels, terms, progress,
+                        bar) as swept:
+        per_query = {"baseline": swept.baseline.of(MEASURE)}
 
-    def installed_run(q: float) -> runs.Run:
-        install.apply(cluster, resolved, QlogParams(q), mode=mode)
-        return runs.search_run(cluster, resolved, fname, terms, k=10)
+        def installed_run(q: float) -> runs.Run:
+            install.apply(cluster, swept.index, QlogParams(q), mode=mode)
+            return runs.search_run(cluster, swept.index, swept.field, swept.terms, k=10)
 
-    try:
-        install.revert(cluster, resolved)
-        baseline_name = install.show(cluster, resolved)["similarity"]
-        progress(f"searching with {baseline_name}")
-        base = score_run(runs.search_run(cluster, resolved, fname, terms, k=10), qrels)
-        per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
         points = _points(grid, qrels, installed_run, per_query, progress)
-    finally:
-        progress(f"restoring {before.describe()}")
-        _restore(cluster, resolved, before)
     best = oracle(points)
-    return SweepResult(resolved, fname, len(qrels), baseline_name, base.mean[MEASURE], points,
-                       best.q, best.ndcg10, time.monotonic() - started, per_query)
+    return SweepResult(swept.index, swept.field, len(qrels), swept.baseline_similarity,
+                       swept.baseline.mean[MEASURE], points, best.q, best.ndcg10,
+                       time.monotonic() - started, per_query)
 
 
 def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qrels: Qrels,
@@ -145,11 +168,10 @@ def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qr
     resolved, fname = qt.target.index, qt.target.field
     if terms is None:
         terms = analyze_queries(cluster, resolved, fname, queries_, bar, qt.tokens)
-    per_query: dict[str, dict[str, float]] = {}
     progress(f"searching with {qt.target.similarity}")
     plain = runs.search_run(cluster, resolved, fname, terms, k=10)
     base = score_run(plain, qrels)
-    per_query["baseline"] = {q: v[MEASURE] for q, v in base.per_query.items()}
+    per_query = {"baseline": base.of(MEASURE)}
 
     def run_at(q: float) -> runs.Run:
         if q == 1.0 and qt.form is IdfForm.LUCENE:

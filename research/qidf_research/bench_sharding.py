@@ -113,7 +113,7 @@ def quality(cluster: Cluster, index: str, terms: dict[str, Any], task: Retrieval
                           search_type=search_type)
     seconds = time.monotonic() - started
     scored = score_run(run, task.qrels)
-    return scored.mean[MEASURE], seconds, {q: v[MEASURE] for q, v in scored.per_query.items()}
+    return scored.mean[MEASURE], seconds, scored.of(MEASURE)
 
 
 def latency(cluster: Cluster, index: str, terms: dict[str, Any]) -> dict[str, Any]:

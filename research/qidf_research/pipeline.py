@@ -217,7 +217,7 @@ class TaskRunner:
         finally:
             install.revert(self.cluster, self.index)
         scored = score_run(run, self.task.qrels, self.doc_tokens, self.budget)
-        ndcg = {qid: v["NDCG@10"] for qid, v in scored.per_query.items()}
+        ndcg = scored.of("NDCG@10")
         if q is None:
             self.bm25 = ndcg
             return Point(label, None, scored.mean)
