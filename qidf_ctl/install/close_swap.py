@@ -17,7 +17,7 @@ from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
 from qidf_ctl.install.result import WindowTimer
-from qidf_ctl.install.state import SimilarityState, similarity_of
+from qidf_ctl.install.state import similarity_of
 from qidf_ctl.progress import Progress
 from qidf_ctl.similarity import same_settings, update_body
 
@@ -67,24 +67,3 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
     # the outage short (recovery decides from what it observes, not from the step).
     return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
             ("recorded", record, True)]
-
-
-def swap_settings(cluster: Cluster, state: SimilarityState, target: dict[str, Any],
-                  progress: Progress) -> float:
-    """close -> update to ``target`` -> open, reopened with the old settings whatever fails;
-    seconds the index was closed. No lease, journal or ``_meta`` record: for an index a
-    benchmark owns (the research peers benchmark), never for a user's index (``install.apply``)."""
-    wait, timer = Wait(), WindowTimer()
-    progress(f"closing {state.index}")
-    timer.start()
-    index_ops.close_index(cluster, state.index, wait)
-    try:
-        update_similarity(cluster, state.index, target)
-    except Exception:
-        update_similarity(cluster, state.index, state.similarity_flat)
-        raise
-    finally:
-        progress(f"reopening {state.index}")
-        index_ops.open_index(cluster, state.index, wait)
-        timer.stop()
-    return timer.seconds

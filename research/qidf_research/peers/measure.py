@@ -4,8 +4,8 @@ One index per corpus, reused for every setting: Lucene's similarities share one 
 encoding, so switching similarity needs no reindex. A setting is first built on a scratch
 index (``install.validate``: the engine compiles scripts and checks non-negative scores
 that never fall with tf nor rise with length), once per distinct similarity; then the
-corpus's index is closed, updated and reopened (``install.close_swap``, which reopens it
-whatever fails). Searches go to depth 10 (all NDCG@10 needs), ``dfs_query_then_fetch``,
+corpus's index is closed, updated and reopened (``swap_settings``, which reopens it whatever
+fails). Searches go to depth 10 (all NDCG@10 needs), ``dfs_query_then_fetch``,
 queries as merged boosted term clauses (the benchmark's query form).
 """
 
@@ -20,8 +20,9 @@ from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import QidfError
 from qidf_ctl.evaluation import evaluate, indexing, runs
 from qidf_ctl.evaluation.score import score_run
-from qidf_ctl.install.close_swap import swap_settings
-from qidf_ctl.install.state import read_state
+from qidf_ctl.install import index_ops
+from qidf_ctl.install.close_swap import update_similarity
+from qidf_ctl.install.state import SimilarityState, read_state
 from qidf_ctl.install.validate import validate_on_scratch_index
 from qidf_ctl.progress import Progress, quiet
 from qidf_ctl.similarity import flatten, same_settings
@@ -136,7 +137,7 @@ class CorpusBench:
         state = read_state(self.cluster, self.index)
         target = flatten(similarity)
         if not same_settings(state.similarity_flat, target):
-            swap_settings(self.cluster, state, target, quiet)
+            swap_settings(self.cluster, state, target)
         self.installed = setting
 
     def restore_default(self) -> None:
@@ -147,3 +148,18 @@ class CorpusBench:
 
     def measured(self) -> Mapping[tuple[str, str], dict[str, Any]]:
         return self.store.runs
+
+
+def swap_settings(cluster: Cluster, state: SimilarityState, target: dict[str, Any]) -> None:
+    """close -> update to ``target`` -> open, reopened with the old settings whatever fails.
+    No lease, journal or ``_meta`` record: for the benchmark's own index only (a user's index
+    goes through ``install.apply``)."""
+    wait = index_ops.Wait()
+    index_ops.close_index(cluster, state.index, wait)
+    try:
+        update_similarity(cluster, state.index, target)
+    except Exception:
+        update_similarity(cluster, state.index, state.similarity_flat)
+        raise
+    finally:
+        index_ops.open_index(cluster, state.index, wait)
