@@ -24,14 +24,6 @@ from .search_load import SearchLoad, expected_totals
 pytestmark = pytest.mark.integration
 
 
-def _strategy(name: str) -> install.Strategy:
-    return install.Strategy[name]
-
-
-def _revert(cluster, index, strategy):
-    return install.revert(cluster, index, strategy=strategy)
-
-
 def _similarity(cluster, name) -> dict:
     concrete = cluster.resolve_index(name)
     settings = cluster.request("GET", f"/{concrete}/_settings",
@@ -45,18 +37,18 @@ def test_clone_apply_and_revert_fail_no_search(cluster3, load_index, urls, go_ta
     ``_aliases`` call), which the engine does by deleting the index under searches in flight:
     a documented cost of that first conversion (docs/apply-safety.md), made here before the
     load starts."""
-    clone = _strategy("CLONE")
+    clone = install.Strategy.CLONE
     before = _similarity(cluster3, load_index)
     if cluster3.resolve_index(load_index) == load_index:  # still a concrete index
         install.apply(cluster3, load_index, QlogParams(0.5), strategy=clone)
-        _revert(cluster3, load_index, clone)
+        install.revert(cluster3, load_index, strategy=clone)
         wait_green(cluster3, cluster3.resolve_index(load_index))
     texts = query_texts(go_task)
     expected = expected_totals(urls[0], load_index, "text", texts)
     with SearchLoad(urls, load_index, "text", expected) as load:
         install.apply(cluster3, load_index, QlogParams(0.3), strategy=clone)
         shown = install.show(cluster3, load_index)
-        _revert(cluster3, load_index, clone)
+        install.revert(cluster3, load_index, strategy=clone)
     report = load.report
     print(f"\nclone strategy on 3 nodes: {report.summary()}")
     assert shown["kind"] == "qlog" and shown["params"]["q"] == 0.3
@@ -80,7 +72,7 @@ CHILD = textwrap.dedent("""
         if len(seen) == die_at:
             os._exit(9)  # no finally, no cleanup: what a killed process leaves
     install.apply(cluster, index, QlogParams(0.3), progress=progress,
-                  strategy=getattr(install.Strategy, strategy))
+                  strategy=install.Strategy[strategy])
 """)
 
 
@@ -99,7 +91,7 @@ def test_recover_after_apply_killed_at_every_step(cluster3, load_index, urls, go
     assert complete.returncode == 0, complete.stderr
     steps = complete.stdout.strip().splitlines()
     assert steps, "apply reported no steps"
-    _revert(cluster3, load_index, _strategy(strategy))
+    install.revert(cluster3, load_index, strategy=install.Strategy[strategy])
     outcomes = []
     for k in range(1, len(steps) + 1):
         killed = _apply_in_child(urls[k % len(urls)], load_index, strategy, die_at=k)
@@ -113,6 +105,6 @@ def test_recover_after_apply_killed_at_every_step(cluster3, load_index, urls, go
         assert expected_totals(urls[k % len(urls)], load_index, "text", texts) == expected
         outcomes.append(f"{steps[k - 1]!r} -> {installed.describe()}")
         install.recover(cluster3, load_index)  # idempotent
-        _revert(cluster3, load_index, _strategy(strategy))
+        install.revert(cluster3, load_index, strategy=install.Strategy[strategy])
     print(f"\n{strategy}: killed after each of {len(steps)} steps, recovered: "
           + "; ".join(outcomes))
