@@ -184,8 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"tasks": {}, "engine": str(cluster.engine),
                                "queries_per_task": args.queries}
     existing = OUT / "results.json"
-    if existing.is_file():
-        results["tasks"] = json.loads(existing.read_text()).get("tasks", {})
+    if existing.is_file():  # a run of some parts keeps what the others measured before
+        before = json.loads(existing.read_text())
+        results["tasks"] = before.get("tasks", {})
+        if "predictor" in before:
+            results["predictor"] = before["predictor"]
     previous = dict(results["tasks"])
 
     specs: dict[str, Callable[[], tuple[RetrievalTask, str]]] = {}
