@@ -60,6 +60,28 @@ class DocCounts:
                                 n > 0]).astype(np.float64)
 
 
+# (term, document) entries per step of ``per_doc``: bounds its temporaries (about 40 bytes
+# an entry) however many documents an exact pass read.
+CHUNK_ENTRIES = 1 << 23
+
+
+def doc_chunks(lengths: np.ndarray, size: int | None = None
+               ) -> list[tuple[int, int, int, int]]:
+    """(first doc, end doc, first entry, end entry) of consecutive runs of whole documents
+    holding about ``size`` (default CHUNK_ENTRIES) entries each (a longer document is a run
+    of its own)."""
+    size = size or CHUNK_ENTRIES
+    ends = np.cumsum(lengths, dtype=np.int64)
+    out = []
+    d0, e0 = 0, 0
+    while d0 < len(lengths):
+        d1 = max(int(np.searchsorted(ends, e0 + size, side="right")), d0 + 1)
+        e1 = int(ends[d1 - 1])
+        out.append((d0, d1, e0, e1))
+        d0, e0 = d1, e1
+    return out
+
+
 def per_doc(
     term_ids: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, df: np.ndarray,
     hapax: np.ndarray | None = None,
@@ -68,13 +90,26 @@ def per_doc(
 
     ``lengths`` is the number of distinct terms of each document (0 for none); ``df`` is
     indexed by term id; ``hapax`` (default ``df == 1``) marks the terms that count as df = 1.
+    Computed a run of documents at a time (``doc_chunks``).
     """
+    is_hapax = df == 1 if hapax is None else hapax
+    inv = np.zeros(len(df), dtype=np.float64)
+    np.divide(1.0, df, out=inv, where=df > 0)
+    parts = [_per_doc_run(term_ids[e0:e1], tfs[e0:e1], lengths[d0:d1], is_hapax, inv)
+             for d0, d1, e0, e1 in doc_chunks(lengths)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return DocCounts(empty, empty, empty, np.zeros(0, dtype=np.float64))
+    return DocCounts(*(np.concatenate(cols) for cols in zip(
+        *((p.tokens, p.hapax_tokens, p.hapax_types, p.inv_df) for p in parts), strict=True)))
+
+
+def _per_doc_run(term_ids: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
+                 is_hapax_term: np.ndarray, inv: np.ndarray) -> DocCounts:
     ndocs = len(lengths)
     doc = np.repeat(np.arange(ndocs), lengths)
     tf = tfs.astype(np.float64)
-    is_hapax = (df == 1 if hapax is None else hapax)[term_ids]
-    inv = np.zeros(len(df), dtype=np.float64)
-    np.divide(1.0, df, out=inv, where=df > 0)
+    is_hapax = is_hapax_term[term_ids]
 
     def per(weights: np.ndarray) -> np.ndarray:
         return np.bincount(doc, weights=weights, minlength=ndocs)
@@ -85,6 +120,19 @@ def per_doc(
         hapax_types=np.rint(per(is_hapax.astype(np.float64))).astype(np.int64),
         inv_df=per(inv[term_ids]),
     )
+
+
+def term_totals(term_ids: np.ndarray, tfs: np.ndarray, vocabulary: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Each term's df and total term frequency over the entries, counted CHUNK_ENTRIES at
+    a time (``np.bincount`` copies its input to 64 bits)."""
+    df = np.zeros(vocabulary, dtype=np.int64)
+    ttf = np.zeros(vocabulary, dtype=np.float64)
+    for start in range(0, len(term_ids), CHUNK_ENTRIES):
+        ids = term_ids[start:start + CHUNK_ENTRIES]
+        df += np.bincount(ids, minlength=vocabulary)
+        ttf += np.bincount(ids, weights=tfs[start:start + CHUNK_ENTRIES], minlength=vocabulary)
+    return df, ttf
 
 
 def from_totals(t: np.ndarray) -> dict[str, np.ndarray]:

@@ -12,7 +12,7 @@ import numpy as np
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import QidfError
 from qidf_ctl.progress import BarFactory
-from qidf_ctl.stats.densities import DocCounts, densities, per_doc
+from qidf_ctl.stats.densities import DocCounts, densities, per_doc, term_totals
 from qidf_ctl.stats.design import Stratified
 from qidf_ctl.stats.entries import Entries
 from qidf_ctl.stats.facts import IndexFacts
@@ -96,8 +96,7 @@ def exact_field(
 ) -> FieldStats:
     term_ids, tfs, lengths = entries.arrays()
     vocabulary = len(entries.vocab)
-    df = np.bincount(term_ids, minlength=vocabulary)
-    ttf = np.bincount(term_ids, weights=tfs, minlength=vocabulary)
+    df, ttf = term_totals(term_ids, tfs, vocabulary)
     counts = per_doc(term_ids, tfs, lengths, df)
     n = int(np.count_nonzero(counts.tokens))
     tokens = int(counts.tokens.sum())

@@ -296,12 +296,16 @@ def main() -> None:
                         help="Measure at 1,000,000 documents instead (qidf_research."
                         "stats_scale): --url is one node, --scale-cluster-url a cluster.")
     parser.add_argument("--scale-cluster-url", default=None)
+    parser.add_argument("--scale-documents", type=int, default=1_000_000,
+                        help="With --scale: how many documents (another size than 1M writes "
+                        "scale-<size>.md).")
     args = parser.parse_args()
     out = Path(args.out)
     if args.scale:
         from qidf_research.stats_scale import run as run_scale
 
-        print("\n".join(run_scale(args.url, args.scale_cluster_url, out)["checks"]))
+        print("\n".join(run_scale(args.url, args.scale_cluster_url, out,
+                                  args.scale_documents)["checks"]))
         return
     if args.readme_only:
         result = json.loads((out / "results.json").read_text())

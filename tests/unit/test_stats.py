@@ -410,6 +410,29 @@ def test_per_doc_counts_and_densities():
          "doc_mean": (2 / 3 + 3 / 4) / 2})
 
 
+def test_per_doc_in_runs_equals_one_pass(monkeypatch):
+    """The exact pass of a 10M-document index counts a run of documents at a time; the
+    runs (tiny here, so documents longer than a run and empty ones occur) change nothing."""
+    dens = sys.modules["qidf_ctl.stats.densities"]
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(0, 9, size=500)
+    lengths[[7, 100]] = [40, 0]
+    term_ids = rng.integers(0, 300, size=int(lengths.sum()))
+    tfs = rng.integers(1, 5, size=len(term_ids))
+    df_one, _ = dens.term_totals(term_ids, tfs, 300)
+    whole = dens.per_doc(term_ids, tfs, lengths, df_one)
+    monkeypatch.setattr(dens, "CHUNK_ENTRIES", 16)
+    assert len(dens.doc_chunks(lengths)) > 20
+    df, ttf = dens.term_totals(term_ids, tfs, 300)
+    assert df.tolist() == np.bincount(term_ids, minlength=300).tolist() == df_one.tolist()
+    assert ttf.tolist() == np.bincount(term_ids, weights=tfs, minlength=300).tolist()
+    runs = dens.per_doc(term_ids, tfs, lengths, df)
+    for name in ("tokens", "hapax_tokens", "hapax_types", "inv_df"):
+        assert getattr(runs, name).tolist() == pytest.approx(getattr(whole, name).tolist())
+    assert len(runs) == 500
+    assert len(dens.per_doc(term_ids[:0], tfs[:0], lengths[:0], df)) == 0
+
+
 def _heavy_tailed(n: int, seed: int = 0) -> DocCounts:
     """Like real code: log-normal lengths, plus ten huge documents that are mostly df = 1
     material (data tables, generated constants)."""
