@@ -226,10 +226,12 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         "with the take-all stratum the standard error is 0.0012 (see `qidf_ctl/stats/"
         "design.py`).",
         "",
-        "## At 1,000,000 documents",
+        "## At 1,000,000 and 10,000,000 documents",
         "",
         "One node and three, exact and sampled statistics and `apply --q auto`: "
-        "[scale.md](scale.md) (`--scale`; module `qidf_research.stats_scale`).",
+        "[scale.md](scale.md) (`--scale`; module `qidf_research.stats_scale`). The same on "
+        "one node at ten million: [scale-10m.md](scale-10m.md) (`--scale --scale-documents "
+        "10000000`).",
         "",
     ]
     path.write_text("\n".join(lines))
