@@ -65,17 +65,14 @@ class DocCounts:
 CHUNK_ENTRIES = 1 << 23
 
 
-def doc_chunks(lengths: np.ndarray, size: int | None = None
-               ) -> list[tuple[int, int, int, int]]:
+def doc_chunks(lengths: np.ndarray) -> list[tuple[int, int, int, int]]:
     """(first doc, end doc, first entry, end entry) of consecutive runs of whole documents
-    holding about ``size`` (default CHUNK_ENTRIES) entries each (a longer document is a run
-    of its own)."""
-    size = size or CHUNK_ENTRIES
+    holding about CHUNK_ENTRIES entries each (a longer document is a run of its own)."""
     ends = np.cumsum(lengths, dtype=np.int64)
     out = []
     d0, e0 = 0, 0
     while d0 < len(lengths):
-        d1 = max(int(np.searchsorted(ends, e0 + size, side="right")), d0 + 1)
+        d1 = max(int(np.searchsorted(ends, e0 + CHUNK_ENTRIES, side="right")), d0 + 1)
         e1 = int(ends[d1 - 1])
         out.append((d0, d1, e0, e1))
         d0, e0 = d1, e1
@@ -96,12 +93,10 @@ def per_doc(
     inv = np.zeros(len(df), dtype=np.float64)
     np.divide(1.0, df, out=inv, where=df > 0)
     parts = [_per_doc_run(term_ids[e0:e1], tfs[e0:e1], lengths[d0:d1], is_hapax, inv)
-             for d0, d1, e0, e1 in doc_chunks(lengths)]
-    if not parts:
-        empty = np.zeros(0, dtype=np.int64)
-        return DocCounts(empty, empty, empty, np.zeros(0, dtype=np.float64))
-    return DocCounts(*(np.concatenate(cols) for cols in zip(
-        *((p.tokens, p.hapax_tokens, p.hapax_types, p.inv_df) for p in parts), strict=True)))
+             for d0, d1, e0, e1 in doc_chunks(lengths)] or [
+        _per_doc_run(term_ids, tfs, lengths, is_hapax, inv)]  # no documents: empty counts
+    return DocCounts(*(np.concatenate([getattr(p, name) for p in parts])
+                       for name in ("tokens", "hapax_tokens", "hapax_types", "inv_df")))
 
 
 def _per_doc_run(term_ids: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
