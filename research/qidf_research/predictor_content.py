@@ -224,6 +224,12 @@ def reading(r: Row, q: float) -> dict[str, Any]:
 # --- leave one language out ----------------------------------------------------------------
 
 
+def language_recovery(p: Params, rows: list[Row], language: str, with_queries: bool) -> float:
+    """Mean recovery of ``language``'s main tasks under the rule ``p``."""
+    return float(np.mean([recovery(r, decide(p, r, with_queries)[0]) or 0.0 for r in rows
+                          if r["language"] == language and r["main"]]))
+
+
 def lolo(rows: list[Row], fitter: Callable[[list[Row]], Params | None]) -> dict[str, Any]:
     """Refit without each language (prose always in); recovery of its main tasks with and
     without queries, and the worst change against BM25 on any of its corpora."""
@@ -240,8 +246,7 @@ def lolo(rows: list[Row], fitter: Callable[[list[Row]], Params | None]) -> dict[
             if p is None:
                 out[mode]["per_language"][lang] = None
                 continue
-            recs = [recovery(r, decide(p, r, wq)[0]) or 0.0 for r in held if r["main"]]
-            out[mode]["per_language"][lang] = float(np.mean(recs))
+            out[mode]["per_language"][lang] = language_recovery(p, held, lang, wq)
             worst = min(ndcg_at(r, decide(p, r, wq)[0]) - r["bm25"] for r in held)
             out[mode]["worst_delta"] = min(out[mode]["worst_delta"], worst)
     for mode in ("with_queries", "without_queries"):
@@ -262,8 +267,7 @@ def constant_ceiling(rows: list[Row]) -> dict[str, Any]:
     best: dict[str, Any] = {"mean": -math.inf}
     for q_c, q_q in itertools.product(LEVELS, LEVELS):
         trial = p | {"q_c": q_c, "q_q": q_q}
-        per = [float(np.mean([recovery(r, decide(trial, r, True)[0]) or 0.0 for r in train
-                              if r["language"] == lang and r["main"]])) for lang in LANGUAGES]
+        per = [language_recovery(trial, train, lang, True) for lang in LANGUAGES]
         mean = float(np.mean(per))
         if mean > best["mean"]:
             best = {"mean": mean, "q_c": q_c, "q_q": q_q,
