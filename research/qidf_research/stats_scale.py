@@ -270,6 +270,7 @@ def checks(result: dict[str, Any]) -> list[str]:
 
 
 def write_markdown(path: Path, result: dict[str, Any]) -> None:
+    at_target_size = result["documents"] == DOCUMENTS  # the size issue 15's targets name
     lines = [
         f"# `qidf stats` and `apply --q auto` at {result['documents']:,} documents",
         "",
@@ -279,7 +280,7 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
         "```",
         "QIDF_RESEARCH_CACHE=/work/cache/qidf nice -n 10 .venv/bin/python -m "
         "qidf_research.bench_stats --scale --url http://127.0.0.1:9247 " + (
-            "--scale-cluster-url http://127.0.0.1:9244" if result["documents"] == DOCUMENTS
+            "--scale-cluster-url http://127.0.0.1:9244" if at_target_size
             else f"--scale-documents {result['documents']}"),
         "```",
         "",
@@ -325,7 +326,7 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
                         sorted(s["engine_memory"].items()))
         lines += ["", f"Engine memory after the runs (peak RSS: since the JVM started, "
                   f"indexing included): {mem}.", ""]
-    targets = "## Targets (issue 15)" if result["documents"] == DOCUMENTS else (
+    targets = "## Targets (issue 15)" if at_target_size else (
         "## Issue 15's targets (set for 1,000,000 documents; here for reference)")
     lines += [targets, "", *[f"- {c}" for c in result["checks"]], "",
               "## Where the time goes", "",
@@ -342,6 +343,6 @@ def write_markdown(path: Path, result: dict[str, Any]) -> None:
                   "The same runs on the same documents, taken earlier while other "
                   "engineers' test suites shared the 2 CPUs (load 11-18), took 333-340 s "
                   "exact and 14-18 s sampled (commit 8aff0bc's scale.md). "
-                  if result["documents"] == DOCUMENTS else "") +
+                  if at_target_size else "") +
               "The `load` column says what each run here shared the machine with.", ""]
     path.write_text("\n".join(lines))
