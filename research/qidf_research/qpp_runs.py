@@ -9,7 +9,7 @@ study can score a criterion's choice afterwards; no criterion reads them.
 
     .venv/bin/python -m qidf_research.qpp_runs [--only go-code2doc,...]
 
-Writes ``<research cache>/qpp/<task>.npz`` (resumable: a task already written is skipped).
+Writes ``<research cache>/qpp/<task>.npz`` (``--seed N``: ``qpp/seedN/``) (resumable: a task already written is skipped).
 """
 
 from __future__ import annotations
@@ -44,14 +44,18 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def task_specs() -> list[tuple[str, Any]]:
-    """(key, builder): the benchmark's own task definitions (same seeds, same queries)."""
+def task_specs(seed: int = 0) -> list[tuple[str, Any]]:
+    """(key, builder): the benchmark's own task definitions (same seeds, same queries).
+    ``seed`` > 0: the main tasks only, with another seeded sample of queries on the same
+    corpus (queries no choice was made on)."""
     specs: list[tuple[str, Any]] = []
     for lang in LANGUAGES:
         for direction in ("code2doc", "doc2code"):
             specs.append((f"{lang}-{direction}",
-                          partial(lambda lang, d: make_task(load_corpus(lang), d, QUERIES),
-                                  lang, direction)))
+                          partial(lambda lang, d: make_task(load_corpus(lang), d, QUERIES,
+                                                            seed), lang, direction)))
+    if seed:
+        return specs
     for n in (1000, 10_000):
         specs.append((f"go-code2doc-{n // 1000}k", partial(
             lambda n: make_task(subset(load_corpus("go"), n), "code2doc", QUERIES), n)))
@@ -98,12 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=None)
     ap.add_argument("--only", default="", help="comma-separated task keys")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="query sample seed; > 0: main tasks only, under qpp/seed<N>/")
     args = ap.parse_args(argv)
     only = {k for k in args.only.split(",") if k}
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
-    OUT.mkdir(parents=True, exist_ok=True)
-    for key, build in task_specs():
-        path = OUT / f"{key}.npz"
+    out = OUT / f"seed{args.seed}" if args.seed else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    for key, build in task_specs(args.seed):
+        path = out / f"{key}.npz"
         if (only and key not in only) or path.is_file():
             continue
         started = time.monotonic()
