@@ -31,8 +31,8 @@ Runs = tuple[np.ndarray, np.ndarray, dict[str, Any]]
 
 
 @cache
-def runs_of(key: str) -> Runs | None:
-    path = CACHE / "qpp" / f"{key}.npz"
+def runs_of(key: str, seed: int = 0) -> Runs | None:
+    path = CACHE / "qpp" / (f"seed{seed}" if seed else "") / f"{key}.npz"
     if not path.is_file():
         return None
     z = np.load(path)
@@ -94,11 +94,16 @@ RELATIVE = {"Q3 score spread", "Q4 hubness"}
 
 
 @cache
-def curve(key: str, name: str) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
-    data = runs_of(key)
+def curve(key: str, name: str, seed: int = 0, subset: tuple[int, ...] | None = None
+          ) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """The criterion at every q of the grid, on the task's sample (``subset``: on those
+    queries of it only)."""
+    data = runs_of(key, seed)
     if data is None:
         return None
     ids, scores, meta = data
+    if subset is not None:
+        ids, scores = ids[:, list(subset)], scores[:, list(subset)]
     fn, _ = CRITERIA[name]
     bm25 = ids[meta["grid"].index(1.0)]
     values = tuple(fn(ids[g], scores[g], bm25, meta["documents"])
@@ -106,9 +111,10 @@ def curve(key: str, name: str) -> tuple[tuple[float, ...], tuple[float, ...]] | 
     return tuple(meta["grid"]), values
 
 
-def choose(key: str, name: str, tau: float) -> float | None:
+def choose(key: str, name: str, tau: float, seed: int = 0,
+           subset: tuple[int, ...] | None = None) -> float | None:
     """The largest q whose criterion is within ``tau`` of the best (None: no runs)."""
-    c = curve(key, name)
+    c = curve(key, name, seed, subset)
     if c is None:
         return None
     grid, values = c
@@ -150,6 +156,20 @@ def fit_tau(p: pc.Params, train: list[pc.Row], name: str) -> float:
     return best[1]
 
 
+def lolo_v2(rows: list[pc.Row]) -> dict[str, Any]:
+    """V2 left one language out (its only fitted parts are F1's bounds and q_q)."""
+    per_language, worst = {}, math.inf
+    for lang in pc.LANGUAGES:
+        p = pc.fit([r for r in rows if r["language"] != lang])
+        assert p is not None
+        held = [r for r in rows if r["language"] == lang]
+        per_language[lang] = float(np.mean([recovery(r, decide_v2(p, r)) or 0.0
+                                            for r in held if r["main"]]))
+        worst = min(worst, *(ndcg_at(r, decide_v2(p, r)) - r["bm25"] for r in held))
+    return {"per_language": per_language, "mean": float(np.mean(list(per_language.values()))),
+            "worst_delta": worst}
+
+
 def lolo(rows: list[pc.Row], name: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {"per_language": {}, "tau": {}, "worst": None}
     worst: tuple[float, str, float] = (math.inf, "", 1.0)
@@ -176,11 +196,143 @@ def lolo(rows: list[pc.Row], name: str | None) -> dict[str, Any]:
     return out
 
 
+# --- the amendment V2 and its tests on data it did not see --------------------------------
+
+SPREAD = "Q1 spread"
+SUBSET_SIZES = (100, 200, 500)
+SUBSET_DRAWS = 5
+
+
+def decide_v2(p: pc.Params, r: pc.Row, seed: int = 0,
+              subset: tuple[int, ...] | None = None) -> float:
+    """F1; with the sample, code documents take Q1's argmax and text searched with code
+    takes min(q_q, Q1's argmax)."""
+    q, _ = pc.decide(p, r, True)
+    if q == 1.0:
+        return q
+    chosen = choose(r["key"], SPREAD, 0.0, seed, subset)
+    if chosen is None:
+        return q
+    return chosen if r["kind"] == "code" else min(q, chosen)
+
+
+def ndcg_curve(key: str, seed: int) -> dict[float, float]:
+    """NDCG@10 at every q of the grid, from the stored runs and judgements (equal to the
+    sweep's where both exist)."""
+    data = runs_of(key, seed)
+    assert data is not None
+    ids, _, meta = data
+    discount = 1.0 / np.log2(np.arange(2, 12))
+    out = {}
+    for g, q in enumerate(meta["grid"]):
+        values = []
+        for i, qid in enumerate(meta["qids"]):
+            rel = set(meta["qrels"][qid])
+            ideal = discount[:min(10, len(rel))].sum()
+            gain = sum(discount[j] for j, d in enumerate(ids[g, i, :10]) if d in rel)
+            values.append(gain / ideal if ideal else 0.0)
+        out[q] = float(np.mean(values))
+    return out
+
+
+def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, Any]:
+    """Test (a): V2 and F1 on another seeded sample of queries of every main task."""
+    out: dict[str, Any] = {"tasks": {}}
+    for r in rows:
+        if not r["main"] or runs_of(r["key"], seed) is None:
+            continue
+        ndcg = ndcg_curve(r["key"], seed)
+        bm25, oracle = ndcg[1.0], max(ndcg.values())
+        row = {**r, "bm25": bm25, "oracle": oracle,
+               "qs": np.array(sorted(ndcg)), "ys": np.array([ndcg[q] for q in sorted(ndcg)])}
+        f1, v2 = pc.decide(p, r, True)[0], decide_v2(p, r, seed)
+        out["tasks"][r["key"]] = {
+            "bm25": bm25, "oracle": oracle, "oracle_q": max(ndcg, key=lambda q: ndcg[q]),
+            "f1": {"q": f1, "recovery": recovery(row, f1), "delta": ndcg_at(row, f1) - bm25},
+            "v2": {"q": v2, "recovery": recovery(row, v2), "delta": ndcg_at(row, v2) - bm25}}
+    if not out["tasks"]:
+        return out
+    for rule in ("f1", "v2"):
+        per_language = {}
+        for lang in pc.LANGUAGES:
+            recs = [t[rule]["recovery"] or 0.0 for k, t in out["tasks"].items()
+                    if k.split("-")[0] == lang]
+            if recs:
+                per_language[lang] = float(np.mean(recs))
+        out[rule] = {"per_language": per_language,
+                     "mean": float(np.mean(list(per_language.values()))),
+                     "worst_delta": min(t[rule]["delta"] for t in out["tasks"].values())}
+    return out
+
+
+def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, Any]:
+    """Test (a'): V2 choosing on another seeded sample of queries, recovery read off the
+    benchmark's own curves (its seed-0 queries): the sample that picks q does not score it."""
+    per_language: dict[str, list[float]] = {}
+    worst = math.inf
+    tasks = {}
+    for r in rows:
+        if not r["main"] or runs_of(r["key"], seed) is None:
+            continue
+        q = decide_v2(p, r, seed)
+        rec = recovery(r, q)
+        tasks[r["key"]] = {"q": q, "recovery": rec, "delta": ndcg_at(r, q) - r["bm25"]}
+        per_language.setdefault(r["language"], []).append(rec or 0.0)
+        worst = min(worst, ndcg_at(r, q) - r["bm25"])
+    means = {k: float(np.mean(v)) for k, v in per_language.items()}
+    return {"tasks": tasks, "per_language": means,
+            "mean": float(np.mean(list(means.values()))) if means else None,
+            "worst_delta": worst if tasks else None}
+
+
+def go_at_scale(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
+    """Test (b): V2 on Go's scaling subsets, read off their sweep curves."""
+    out = {}
+    for r in rows:
+        if r["language"] == "go" and not r["main"] and r["kind"] != "identifier":
+            q = decide_v2(p, r)
+            out[r["key"]] = {"q": q, "f1_q": pc.decide(p, r, True)[0],
+                             "delta": ndcg_at(r, q) - r["bm25"], "recovery": recovery(r, q),
+                             "f1_recovery": recovery(r, pc.decide(p, r, True)[0])}
+    return out
+
+
+def sample_sizes(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
+    """Test (c): V2 deciding on seeded subsets of each task's sample, read off the full
+    curves; mean recovery over the languages per size (and the full sample's)."""
+    import random
+
+    mains = [r for r in rows if r["main"]]
+    out: dict[str, Any] = {}
+    for size in (*SUBSET_SIZES, None):
+        draws = []
+        for draw in range(SUBSET_DRAWS if size else 1):
+            per_language = []
+            for lang in pc.LANGUAGES:
+                recs = []
+                for r in (m for m in mains if m["language"] == lang):
+                    data = runs_of(r["key"])
+                    n = 0 if data is None else len(data[2]["qids"])
+                    subset = (tuple(sorted(random.Random(draw).sample(range(n), size)))
+                              if size and n > size else None)
+                    recs.append(recovery(r, decide_v2(p, r, 0, subset)) or 0.0)
+                per_language.append(float(np.mean(recs)))
+            draws.append(float(np.mean(per_language)))
+        out[str(size or "all")] = {"mean": float(np.mean(draws)), "min": min(draws),
+                                   "max": max(draws)}
+    return out
+
+
 def study() -> dict[str, Any]:
     results = json.loads(RESULTS.read_text())
     rows = [r for r in pc.rows_of(results) if pc.is_training(r)]
     report: dict[str, Any] = {"criteria": {}, "curves": {}}
     report["F1"] = lolo(rows, None)
+    p = pc.fit(rows)
+    assert p is not None
+    report["v2"] = {"lolo": lolo_v2(rows), "new_queries": new_queries(rows, p),
+                    "new_queries_decoupled": new_queries_decoupled(rows, p),
+                    "go_at_scale": go_at_scale(rows, p), "sample_sizes": sample_sizes(rows, p)}
     for name in CRITERIA:
         report["criteria"][name] = lolo(rows, name)
         report["curves"][name] = {r["key"]: curve(r["key"], name) for r in rows
@@ -192,6 +344,21 @@ def main() -> None:
     report = study()
     OUT.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"F1 (constants): LOLO {report['F1']['mean']:.3f}")
+    v2 = report["v2"]
+    print(f"V2: LOLO {v2['lolo']['mean']:.3f} (worst {v2['lolo']['worst_delta']:+.4f})")
+    nq = v2["new_queries"]
+    if nq["tasks"]:
+        print(f"  (a) new queries: V2 {nq['v2']['mean']:.3f} (worst {nq['v2']['worst_delta']:+.4f})"
+              f" vs F1 {nq['f1']['mean']:.3f} (worst {nq['f1']['worst_delta']:+.4f}) on "
+              f"{len(nq['tasks'])} tasks")
+    dq = v2["new_queries_decoupled"]
+    if dq["tasks"]:
+        print(f"  (a') decoupled: V2 {dq['mean']:.3f} (worst {dq['worst_delta']:+.4f}) on "
+              f"{len(dq['tasks'])} tasks")
+    for k, t in v2["go_at_scale"].items():
+        print(f"  (b) {k}: q {t['q']:g} (F1 {t['f1_q']:g}) delta {t['delta']:+.4f}")
+    for k, t in v2["sample_sizes"].items():
+        print(f"  (c) {k} queries: {t['mean']:.3f} ({t['min']:.3f}-{t['max']:.3f})")
     for name, rep in report["criteria"].items():
         w = rep["worst"]
         per = " ".join(f"{lang}:{v['mean']:.2f}" for lang, v in rep["per_language"].items())
