@@ -216,6 +216,39 @@ def decide_v2(p: pc.Params, r: pc.Row, seed: int = 0,
     return chosen if r["kind"] == "code" else min(q, chosen)
 
 
+ALPHA = 0.005  # 0.05 over at most ten candidates (Bonferroni)
+
+
+def sign_test(b: int, c: int) -> float:
+    """One-sided exact sign test: P(at least b of b + c discordant queries favour the
+    candidate) when neither q is better."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(b, n + 1)) / 2 ** n
+
+
+def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
+    """F1's level unless a candidate's spread beats it beyond noise (sign test, ALPHA)."""
+    level, _ = pc.decide(p, r, True)
+    data = runs_of(r["key"], seed)
+    if level == 1.0 or data is None:
+        return level
+    ids, _, meta = data
+    grid = meta["grid"]
+    unique = {q: unique_top1(ids[g]) for g, q in enumerate(grid)}
+    reference = unique[level]
+    best = (reference.mean(), level)
+    for q in grid:
+        if q == level or (r["kind"] != "code" and q > level):
+            continue
+        b = int((unique[q] & ~reference).sum())
+        c = int((~unique[q] & reference).sum())
+        if sign_test(b, c) <= ALPHA and (unique[q].mean(), q) > best:
+            best = (unique[q].mean(), q)
+    return best[1]
+
+
 def ndcg_curve(key: str, seed: int) -> dict[float, float]:
     """NDCG@10 at every q of the grid, from the stored runs and judgements (equal to the
     sweep's where both exist)."""
@@ -235,8 +268,14 @@ def ndcg_curve(key: str, seed: int) -> dict[float, float]:
     return out
 
 
-def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, Any]:
-    """Test (a): V2 and F1 on another seeded sample of queries of every main task."""
+Decider = Callable[[pc.Params, pc.Row, int], float]
+
+
+def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1,
+                rule: Decider | None = None) -> dict[str, Any]:
+    """Test (a): V2 (or ``rule``) and F1 on another seeded sample of queries of every main
+    task, scored on that sample."""
+    rule = rule or decide_v2
     out: dict[str, Any] = {"tasks": {}}
     for r in rows:
         if not r["main"] or runs_of(r["key"], seed) is None:
@@ -245,7 +284,7 @@ def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, An
         bm25, oracle = ndcg[1.0], max(ndcg.values())
         row = {**r, "bm25": bm25, "oracle": oracle,
                "qs": np.array(sorted(ndcg)), "ys": np.array([ndcg[q] for q in sorted(ndcg)])}
-        f1, v2 = pc.decide(p, r, True)[0], decide_v2(p, r, seed)
+        f1, v2 = pc.decide(p, r, True)[0], rule(p, r, seed)
         out["tasks"][r["key"]] = {
             "bm25": bm25, "oracle": oracle, "oracle_q": max(ndcg, key=lambda q: ndcg[q]),
             "f1": {"q": f1, "recovery": recovery(row, f1), "delta": ndcg_at(row, f1) - bm25},
@@ -265,16 +304,19 @@ def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, An
     return out
 
 
-def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1) -> dict[str, Any]:
-    """Test (a'): V2 choosing on another seeded sample of queries, recovery read off the
-    benchmark's own curves (its seed-0 queries): the sample that picks q does not score it."""
+def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1,
+                          rule: Decider | None = None) -> dict[str, Any]:
+    """Test (a'): V2 (or ``rule``) choosing on another seeded sample of queries, recovery
+    read off the benchmark's own curves (its seed-0 queries): the sample that picks q does
+    not score it."""
+    rule = rule or decide_v2
     per_language: dict[str, list[float]] = {}
     worst = math.inf
     tasks = {}
     for r in rows:
         if not r["main"] or runs_of(r["key"], seed) is None:
             continue
-        q = decide_v2(p, r, seed)
+        q = rule(p, r, seed)
         rec = recovery(r, q)
         tasks[r["key"]] = {"q": q, "recovery": rec, "delta": ndcg_at(r, q) - r["bm25"]}
         per_language.setdefault(r["language"], []).append(rec or 0.0)
@@ -333,6 +375,15 @@ def study() -> dict[str, Any]:
     report["v2"] = {"lolo": lolo_v2(rows), "new_queries": new_queries(rows, p),
                     "new_queries_decoupled": new_queries_decoupled(rows, p),
                     "go_at_scale": go_at_scale(rows, p), "sample_sizes": sample_sizes(rows, p)}
+    report["v3"] = {
+        "seed2": new_queries(rows, p, 2, decide_v3),
+        "seed2_decoupled": new_queries_decoupled(rows, p, 2, decide_v3),
+        "seed1": new_queries(rows, p, 1, decide_v3),
+        "seed1_decoupled": new_queries_decoupled(rows, p, 1, decide_v3),
+        "go_at_scale": {r["key"]: {"q": decide_v3(p, r), "delta": ndcg_at(r, decide_v3(p, r))
+                                   - r["bm25"]}
+                        for r in rows if r["language"] == "go" and not r["main"]
+                        and r["kind"] != "identifier"}}
     for name in CRITERIA:
         report["criteria"][name] = lolo(rows, name)
         report["curves"][name] = {r["key"]: curve(r["key"], name) for r in rows
@@ -359,6 +410,15 @@ def main() -> None:
         print(f"  (b) {k}: q {t['q']:g} (F1 {t['f1_q']:g}) delta {t['delta']:+.4f}")
     for k, t in v2["sample_sizes"].items():
         print(f"  (c) {k} queries: {t['mean']:.3f} ({t['min']:.3f}-{t['max']:.3f})")
+    v3 = report["v3"]
+    for seed in ("seed1", "seed2"):
+        own, dec = v3[seed], v3[f"{seed}_decoupled"]
+        if own["tasks"]:
+            print(f"V3 {seed}: on its own queries V3 {own['v2']['mean']:.3f} vs F1 "
+                  f"{own['f1']['mean']:.3f}; decoupled V3 {dec['mean']:.3f} (worst "
+                  f"{dec['worst_delta']:+.4f})")
+    for k, t in v3["go_at_scale"].items():
+        print(f"  V3 {k}: q {t['q']:g} delta {t['delta']:+.4f}")
     for name, rep in report["criteria"].items():
         w = rep["worst"]
         per = " ".join(f"{lang}:{v['mean']:.2f}" for lang, v in rep["per_language"].items())

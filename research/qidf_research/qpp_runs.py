@@ -9,7 +9,8 @@ study can score a criterion's choice afterwards; no criterion reads them.
 
     .venv/bin/python -m qidf_research.qpp_runs [--only go-code2doc,...]
 
-Writes ``<research cache>/qpp/<task>.npz`` (``--seed N``: ``qpp/seedN/``) (resumable: a task already written is skipped).
+Writes ``<research cache>/qpp/<task>.npz`` (``--seed N``: ``qpp/seedN/``; ``--queries N``:
+``qpp/qN/``) (resumable: a task already written is skipped).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def task_specs(seed: int = 0) -> list[tuple[str, Any]]:
+def task_specs(seed: int = 0, queries: int = QUERIES) -> list[tuple[str, Any]]:
     """(key, builder): the benchmark's own task definitions (same seeds, same queries).
     ``seed`` > 0: the main tasks only, with another seeded sample of queries on the same
     corpus (queries no choice was made on)."""
@@ -52,7 +53,7 @@ def task_specs(seed: int = 0) -> list[tuple[str, Any]]:
     for lang in LANGUAGES:
         for direction in ("code2doc", "doc2code"):
             specs.append((f"{lang}-{direction}",
-                          partial(lambda lang, d: make_task(load_corpus(lang), d, QUERIES,
+                          partial(lambda lang, d: make_task(load_corpus(lang), d, queries,
                                                             seed), lang, direction)))
     if seed:
         return specs
@@ -67,7 +68,8 @@ def task_specs(seed: int = 0) -> list[tuple[str, Any]]:
     return specs
 
 
-def collect(cluster: Cluster, key: str, task: RetrievalTask, path: Path) -> None:
+def collect(cluster: Cluster, key: str, task: RetrievalTask, path: Path,
+            depth: int = DEPTH) -> None:
     index = f"{PREFIX}{key}"
     indexing.ensure_index(cluster, index, task.corpus, progress=log)
     install.revert(cluster, index)
@@ -75,21 +77,21 @@ def collect(cluster: Cluster, key: str, task: RetrievalTask, path: Path) -> None
     qids = sorted(terms)
     docs = sorted(task.corpus)
     position = {d: i for i, d in enumerate(docs)}
-    ids = np.full((len(GRID), len(qids), DEPTH), -1, dtype=np.int32)
-    scores = np.zeros((len(GRID), len(qids), DEPTH), dtype=np.float32)
+    ids = np.full((len(GRID), len(qids), depth), -1, dtype=np.int32)
+    scores = np.zeros((len(GRID), len(qids), depth), dtype=np.float32)
     try:
         for g, q in enumerate(GRID):
             install.apply(cluster, index, QlogParams(q))
-            run = runs.search_run(cluster, index, indexing.FIELD, terms, k=DEPTH)
+            run = runs.search_run(cluster, index, indexing.FIELD, terms, k=depth)
             for i, qid in enumerate(qids):
-                for j, (doc, score) in enumerate(run.get(qid, [])[:DEPTH]):
+                for j, (doc, score) in enumerate(run.get(qid, [])[:depth]):
                     ids[g, i, j] = position[doc]
                     scores[g, i, j] = score
             log(f"{key}: q={q:g} searched")
     finally:
         install.revert(cluster, index)
     qrels = {qid: sorted(task.qrels.get(qid, {})) for qid in qids}
-    meta = {"key": key, "grid": list(GRID), "depth": DEPTH, "qids": qids,
+    meta = {"key": key, "grid": list(GRID), "depth": depth, "qids": qids,
             "documents": len(docs), "qrels": {q: [position[d] for d in r if d in position]
                                               for q, r in qrels.items()},
             "query_terms": {q: dict(terms[q]) for q in qids}}
@@ -104,17 +106,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated task keys")
     ap.add_argument("--seed", type=int, default=0,
                     help="query sample seed; > 0: main tasks only, under qpp/seed<N>/")
+    ap.add_argument("--queries", type=int, default=QUERIES,
+                    help="queries per task (> 1,000: main tasks only, under qpp/q<N>/)")
+    ap.add_argument("--depth", type=int, default=DEPTH)
     args = ap.parse_args(argv)
     only = {k for k in args.only.split(",") if k}
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
     out = OUT / f"seed{args.seed}" if args.seed else OUT
+    if args.queries != QUERIES:
+        out = OUT / f"q{args.queries}"
     out.mkdir(parents=True, exist_ok=True)
-    for key, build in task_specs(args.seed):
+    for key, build in task_specs(args.seed, args.queries):
+        if args.queries != QUERIES and not key.endswith(("-code2doc", "-doc2code")):
+            continue
         path = out / f"{key}.npz"
         if (only and key not in only) or path.is_file():
             continue
         started = time.monotonic()
-        collect(cluster, key, build(), path)
+        collect(cluster, key, build(), path, args.depth)
         log(f"{key}: done in {time.monotonic() - started:.0f}s")
     return 0
 

@@ -1,0 +1,57 @@
+"""The query-sample criteria of predictor_qpp: what counts as a unique top-1, the sign test
+that guards V3, and which q a criterion curve picks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from qidf_research import predictor_qpp as qp
+
+
+def test_a_top1_shared_by_two_queries_is_unique_for_neither() -> None:
+    ids = np.array([[3, 1], [3, 2], [5, 1], [-1, -1]])
+    assert qp.unique_top1(ids).tolist() == [False, False, True, False]
+    assert qp.spread(ids, np.zeros_like(ids, dtype=float), ids, 10) == 0.25
+
+
+def test_corroboration_needs_the_top1_in_bm25s_top10() -> None:
+    ids = np.array([[7, 1], [8, 2]])
+    bm25 = np.array([[1] * 9 + [7], [2] * 10])
+    assert qp.corroborated_spread(ids, np.zeros((2, 2)), bm25, 10) == 0.5
+
+
+def test_hubness_is_the_share_of_slots_the_most_frequent_documents_take() -> None:
+    ids = np.array([[0, 1], [0, 2], [0, 3], [0, 4]])
+    # 100 documents: the 1% most frequent is one document, in 4 of 8 slots
+    assert qp.hubness(ids, np.zeros((4, 2)), ids, 100) == 0.5
+
+
+@pytest.mark.parametrize(("b", "c", "expected"), [
+    (0, 0, 1.0),
+    (1, 0, 0.5),
+    (3, 0, 0.125),
+    (2, 2, 11 / 16),
+])
+def test_sign_test_is_the_exact_one_sided_binomial_tail(b: int, c: int,
+                                                        expected: float) -> None:
+    assert math.isclose(qp.sign_test(b, c), expected)
+
+
+def test_the_sign_test_needs_a_real_majority_of_discordant_queries() -> None:
+    assert qp.sign_test(60, 40) > qp.ALPHA  # 60:40 of 100 is noise at 0.005
+    assert qp.sign_test(75, 25) < qp.ALPHA
+
+
+def test_choose_takes_the_largest_q_within_tau_of_the_best(monkeypatch) -> None:
+    grid = (0.3, 0.5, 0.7, 1.0)
+    values = (0.70, 0.80, 0.795, 0.60)
+    monkeypatch.setattr(qp, "curve", lambda *a, **k: (grid, values))
+    assert qp.choose("any", "Q1 spread", 0.0) == 0.5
+    assert qp.choose("any", "Q1 spread", 0.01) == 0.7
+    lower = (0.40, 0.30, 0.31, 0.50)  # hubness: lower is better, tau relative
+    monkeypatch.setattr(qp, "curve", lambda *a, **k: (grid, lower))
+    assert qp.choose("any", "Q4 hubness", 0.0) == 0.5
+    assert qp.choose("any", "Q4 hubness", 0.05) == 0.7
