@@ -9,7 +9,7 @@ import typer
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import Json
-from qidf_ctl.cli.output import emit_json, out, step_status
+from qidf_ctl.cli.output import emit_json, err, out, step_status
 from qidf_ctl.engine import assemble, process
 from qidf_ctl.engine.config import (
     DEFAULT_CLUSTER_HEAP,
@@ -100,10 +100,13 @@ def engine_start(
         return
     with step_status(quiet=json_out) as progress:
         info = process.start(cfg, progress)
+    info["disk_warning"] = _disk_warning(cfg, len(info["nodes"]))
     if json_out:
         emit_json(info)
         return
     verb = "already running" if info["already_running"] else "started"
+    if info["disk_warning"]:
+        err.print(f"warning: {info['disk_warning']}", markup=False)
     if len(info["nodes"]) == 1:
         out.print(f"{cfg.flavor.title} {info['version']} {verb} at {info['url']} "
                   f"(health {info['health']}); data and logs in {info['node_dir']}",
@@ -112,6 +115,13 @@ def engine_start(
     out.print(f"{cfg.flavor.title} {info['version']} cluster of {len(info['nodes'])} nodes "
               f"{verb} (health {info['health']}):", markup=False)
     _print_nodes(info)
+
+
+def _disk_warning(cfg: EngineConfig, nodes: int) -> str | None:
+    """What the engine's disk watermarks will do on the disk under the node's data."""
+    from qidf_ctl.engine import disk
+
+    return disk.watermark_warning(disk.used_share(cfg.root), nodes)
 
 
 def _print_nodes(info: dict) -> None:
@@ -130,9 +140,12 @@ def _start_secured(cfg: EngineConfig, json_out: bool) -> None:
         info, access = security.start(cfg, progress=progress)
     connect = {"url": access.url, "ca_certs": access.ca_certs,
                "password_files": access.password_files}
+    info["disk_warning"] = _disk_warning(cfg, len(info.get("nodes") or [None]))
     if json_out:
         emit_json({**info, **connect, "url": access.url})
         return
+    if info["disk_warning"]:
+        err.print(f"warning: {info['disk_warning']}", markup=False)
     verb = "already running" if info["already_running"] else "started"
     out.print(f"{cfg.flavor.title} {info['version']} with security {verb} at {access.url}; "
               f"connect with: --url {access.url} --ca-certs {access.ca_certs} --user qidf "

@@ -30,9 +30,15 @@ HUB_SHARE = 0.01
 Runs = tuple[np.ndarray, np.ndarray, dict[str, Any]]
 
 
+YARDSTICK = "q5000"  # the 5,000-query sample (qpp_runs --seed 3 --queries 5000 --depth 10)
+
+
 @cache
-def runs_of(key: str, seed: int = 0) -> Runs | None:
-    path = CACHE / "qpp" / (f"seed{seed}" if seed else "") / f"{key}.npz"
+def runs_of(key: str, seed: int | str = 0) -> Runs | None:
+    """The stored runs of one task: the benchmark's sample (0), another seeded sample of
+    1,000 queries (1, 2) or a named folder (``YARDSTICK``)."""
+    folder = seed if isinstance(seed, str) else (f"seed{seed}" if seed else "")
+    path = CACHE / "qpp" / folder / f"{key}.npz"
     if not path.is_file():
         return None
     z = np.load(path)
@@ -249,9 +255,10 @@ def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
     return best[1]
 
 
-def ndcg_curve(key: str, seed: int) -> dict[float, float]:
+def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
+               ) -> dict[float, float]:
     """NDCG@10 at every q of the grid, from the stored runs and judgements (equal to the
-    sweep's where both exist)."""
+    sweep's where both exist); ``without``: query ids left out."""
     data = runs_of(key, seed)
     assert data is not None
     ids, _, meta = data
@@ -260,6 +267,8 @@ def ndcg_curve(key: str, seed: int) -> dict[float, float]:
     for g, q in enumerate(meta["grid"]):
         values = []
         for i, qid in enumerate(meta["qids"]):
+            if qid in without:
+                continue
             rel = set(meta["qrels"][qid])
             ideal = discount[:min(10, len(rel))].sum()
             gain = sum(discount[j] for j, d in enumerate(ids[g, i, :10]) if d in rel)
@@ -284,23 +293,24 @@ def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1,
         bm25, oracle = ndcg[1.0], max(ndcg.values())
         row = {**r, "bm25": bm25, "oracle": oracle,
                "qs": np.array(sorted(ndcg)), "ys": np.array([ndcg[q] for q in sorted(ndcg)])}
-        f1, v2 = pc.decide(p, r, True)[0], rule(p, r, seed)
+        f1, chosen = pc.decide(p, r, True)[0], rule(p, r, seed)
         out["tasks"][r["key"]] = {
             "bm25": bm25, "oracle": oracle, "oracle_q": max(ndcg, key=lambda q: ndcg[q]),
             "f1": {"q": f1, "recovery": recovery(row, f1), "delta": ndcg_at(row, f1) - bm25},
-            "v2": {"q": v2, "recovery": recovery(row, v2), "delta": ndcg_at(row, v2) - bm25}}
+            "rule": {"q": chosen, "recovery": recovery(row, chosen),
+                     "delta": ndcg_at(row, chosen) - bm25}}
     if not out["tasks"]:
         return out
-    for rule in ("f1", "v2"):
+    for name in ("f1", "rule"):
         per_language = {}
         for lang in pc.LANGUAGES:
-            recs = [t[rule]["recovery"] or 0.0 for k, t in out["tasks"].items()
+            recs = [t[name]["recovery"] or 0.0 for k, t in out["tasks"].items()
                     if k.split("-")[0] == lang]
             if recs:
                 per_language[lang] = float(np.mean(recs))
-        out[rule] = {"per_language": per_language,
+        out[name] = {"per_language": per_language,
                      "mean": float(np.mean(list(per_language.values()))),
-                     "worst_delta": min(t[rule]["delta"] for t in out["tasks"].values())}
+                     "worst_delta": min(t[name]["delta"] for t in out["tasks"].values())}
     return out
 
 
@@ -325,6 +335,61 @@ def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1,
     return {"tasks": tasks, "per_language": means,
             "mean": float(np.mean(list(means.values()))) if means else None,
             "worst_delta": worst if tasks else None}
+
+
+def ndcg_queries(key: str) -> list[str]:
+    data = runs_of(key, YARDSTICK)
+    return [] if data is None else list(data[2]["qids"])
+
+
+def yardstick(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
+    """F1 and V3 scored on the 5,000-query sample: F1 on all of it; V3 choosing on seed 1
+    or 2 and scored on the 5,000 minus the choosing sample's queries (F1 on the same)."""
+
+    def row_on(r: pc.Row, without: frozenset[str]) -> pc.Row:
+        ndcg = ndcg_curve(r["key"], YARDSTICK, without)
+        qs = sorted(ndcg)
+        return {**r, "bm25": ndcg[1.0], "oracle": max(ndcg.values()), "qs": np.array(qs),
+                "ys": np.array([ndcg[q] for q in qs])}
+
+    def summarise(recs: dict[str, list[float]]) -> float:
+        return float(np.mean([np.mean(v) for v in recs.values()]))
+
+    out: dict[str, Any] = {"tasks": {}}
+    f1_all: dict[str, list[float]] = {}
+    by_seed: dict[int, dict[str, dict[str, list[float]]]] = {}
+    worst = math.inf
+    for r in rows:
+        if not r["main"] or runs_of(r["key"], YARDSTICK) is None:
+            continue
+        f1 = pc.decide(p, r, True)[0]
+        full = row_on(r, frozenset())
+        task: dict[str, Any] = {"queries": len(ndcg_queries(r["key"])),
+                                "bm25": full["bm25"], "oracle": full["oracle"],
+                                "f1": {"q": f1, "recovery": recovery(full, f1)}}
+        f1_all.setdefault(r["language"], []).append(recovery(full, f1) or 0.0)
+        for seed in (1, 2):
+            chooser = runs_of(r["key"], seed)
+            if chooser is None:
+                continue
+            rest = row_on(r, frozenset(chooser[2]["qids"]))
+            v3 = decide_v3(p, r, seed)
+            task[f"seed{seed}"] = {"v3_q": v3, "v3_recovery": recovery(rest, v3),
+                                   "f1_recovery": recovery(rest, f1),
+                                   "v3_delta": ndcg_at(rest, v3) - rest["bm25"]}
+            worst = min(worst, ndcg_at(rest, v3) - rest["bm25"])
+            per = by_seed.setdefault(seed, {"v3": {}, "f1": {}})
+            per["v3"].setdefault(r["language"], []).append(recovery(rest, v3) or 0.0)
+            per["f1"].setdefault(r["language"], []).append(recovery(rest, f1) or 0.0)
+        out["tasks"][r["key"]] = task
+    if not out["tasks"]:
+        return out
+    out["f1_mean"] = summarise(f1_all)
+    out["f1_per_language"] = {k: float(np.mean(v)) for k, v in f1_all.items()}
+    out["by_seed"] = {str(s): {"v3": summarise(v["v3"]), "f1": summarise(v["f1"])}
+                      for s, v in by_seed.items()}
+    out["v3_worst_delta"] = worst
+    return out
 
 
 def go_at_scale(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
@@ -375,6 +440,7 @@ def study() -> dict[str, Any]:
     report["v2"] = {"lolo": lolo_v2(rows), "new_queries": new_queries(rows, p),
                     "new_queries_decoupled": new_queries_decoupled(rows, p),
                     "go_at_scale": go_at_scale(rows, p), "sample_sizes": sample_sizes(rows, p)}
+    report["yardstick"] = yardstick(rows, p)
     report["v3"] = {
         "seed2": new_queries(rows, p, 2, decide_v3),
         "seed2_decoupled": new_queries_decoupled(rows, p, 2, decide_v3),
@@ -399,7 +465,8 @@ def main() -> None:
     print(f"V2: LOLO {v2['lolo']['mean']:.3f} (worst {v2['lolo']['worst_delta']:+.4f})")
     nq = v2["new_queries"]
     if nq["tasks"]:
-        print(f"  (a) new queries: V2 {nq['v2']['mean']:.3f} (worst {nq['v2']['worst_delta']:+.4f})"
+        print(f"  (a) new queries: V2 {nq['rule']['mean']:.3f} (worst "
+              f"{nq['rule']['worst_delta']:+.4f})"
               f" vs F1 {nq['f1']['mean']:.3f} (worst {nq['f1']['worst_delta']:+.4f}) on "
               f"{len(nq['tasks'])} tasks")
     dq = v2["new_queries_decoupled"]
@@ -414,11 +481,16 @@ def main() -> None:
     for seed in ("seed1", "seed2"):
         own, dec = v3[seed], v3[f"{seed}_decoupled"]
         if own["tasks"]:
-            print(f"V3 {seed}: on its own queries V3 {own['v2']['mean']:.3f} vs F1 "
+            print(f"V3 {seed}: on its own queries V3 {own['rule']['mean']:.3f} vs F1 "
                   f"{own['f1']['mean']:.3f}; decoupled V3 {dec['mean']:.3f} (worst "
                   f"{dec['worst_delta']:+.4f})")
     for k, t in v3["go_at_scale"].items():
         print(f"  V3 {k}: q {t['q']:g} delta {t['delta']:+.4f}")
+    ys = report["yardstick"]
+    if ys["tasks"]:
+        print(f"5,000 queries ({len(ys['tasks'])} tasks): F1 {ys['f1_mean']:.3f}; " + "; ".join(
+            f"choosing on seed {s}: V3 {v['v3']:.3f} vs F1 {v['f1']:.3f}"
+            for s, v in ys["by_seed"].items()) + f"; V3 worst {ys['v3_worst_delta']:+.4f}")
     for name, rep in report["criteria"].items():
         w = rep["worst"]
         per = " ".join(f"{lang}:{v['mean']:.2f}" for lang, v in rep["per_language"].items())

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-
 from qidf_research import predictor_qpp as qp
 
 
