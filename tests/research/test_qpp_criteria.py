@@ -1,4 +1,4 @@
-"""The query-sample criteria of predictor_qpp: what counts as a unique top-1, the sign test
+"""The query-sample criteria (qpp_criteria): what counts as a unique top-1, the sign test
 that guards V3, and which q a criterion curve picks."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from qidf_research import predictor_qpp as qp
+from qidf_research import qpp_criteria as qp
 
 
 def test_a_top1_shared_by_two_queries_is_unique_for_neither() -> None:

@@ -1,0 +1,157 @@
+"""Label-free query-performance criteria of a query sample's own rankings, read at every q
+of a grid (predictor.md, "Choosing q from the query sample"), and the stored runs they are
+read from (``qpp_runs``). The judgements stored beside the runs are read only by
+``ndcg_curve``, to score a choice afterwards."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from qidf_research.paths import CACHE
+
+CORROBORATION_DEPTH = 10
+HUB_SHARE = 0.01
+
+Runs = tuple[np.ndarray, np.ndarray, dict[str, Any]]
+
+
+YARDSTICK = "q5000"  # the 5,000-query sample (qpp_runs --seed 3 --queries 5000 --depth 10)
+
+
+@cache
+def runs_of(key: str, seed: int | str = 0) -> Runs | None:
+    """The stored runs of one task: the benchmark's sample (0), another seeded sample of
+    1,000 queries (1, 2) or a named folder (``YARDSTICK``)."""
+    folder = seed if isinstance(seed, str) else (f"seed{seed}" if seed else "")
+    path = CACHE / "qpp" / folder / f"{key}.npz"
+    if not path.is_file():
+        return None
+    z = np.load(path)
+    return z["ids"], z["scores"], json.loads(bytes(z["meta"]).decode())
+
+
+# --- the criteria: one number per q, from ids and scores only -----------------------------
+
+
+def unique_top1(ids: np.ndarray) -> np.ndarray:
+    """Per query: its top-1 is the top-1 of no other query (False without hits)."""
+    top = ids[:, 0]
+    hit = top >= 0
+    counts = np.bincount(top[hit], minlength=int(top.max()) + 1 if hit.any() else 1)
+    out = np.zeros(len(top), dtype=bool)
+    out[hit] = counts[top[hit]] == 1
+    return out
+
+
+def spread(ids: np.ndarray, _scores: np.ndarray, _bm25_ids: np.ndarray, _n: int) -> float:
+    return float(unique_top1(ids).mean())
+
+
+def corroborated_spread(ids: np.ndarray, _scores: np.ndarray, bm25_ids: np.ndarray,
+                        _n: int) -> float:
+    top = ids[:, :1]
+    backed = (bm25_ids[:, :CORROBORATION_DEPTH] == top).any(axis=1) & (ids[:, 0] >= 0)
+    return float((unique_top1(ids) & backed).mean())
+
+
+def score_spread(ids: np.ndarray, scores: np.ndarray, _bm25_ids: np.ndarray,
+                 _n: int) -> float:
+    cvs = []
+    for row_ids, row in zip(ids, scores, strict=True):
+        s = row[row_ids >= 0].astype(np.float64)
+        if len(s) >= 2 and s.mean() > 0:
+            cvs.append(s.std() / s.mean())
+    return float(np.mean(cvs)) if cvs else 0.0
+
+
+def hubness(ids: np.ndarray, _scores: np.ndarray, _bm25_ids: np.ndarray, n: int) -> float:
+    top = ids[:, :10]
+    top = top[top >= 0]
+    if not len(top):
+        return 0.0
+    counts = np.sort(np.bincount(top))[::-1]
+    hubs = max(1, math.ceil(HUB_SHARE * n))
+    return float(counts[:hubs].sum() / len(top))
+
+
+Criterion = Callable[[np.ndarray, np.ndarray, np.ndarray, int], float]
+CRITERIA: dict[str, tuple[Criterion, bool]] = {  # name -> (function, higher is better)
+    "Q1 spread": (spread, True),
+    "Q2 corroborated spread": (corroborated_spread, True),
+    "Q3 score spread": (score_spread, True),
+    "Q4 hubness": (hubness, False),
+}
+RELATIVE = {"Q3 score spread", "Q4 hubness"}
+
+
+@cache
+def curve(key: str, name: str, seed: int = 0, subset: tuple[int, ...] | None = None
+          ) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """The criterion at every q of the grid, on the task's sample (``subset``: on those
+    queries of it only)."""
+    data = runs_of(key, seed)
+    if data is None:
+        return None
+    ids, scores, meta = data
+    if subset is not None:
+        ids, scores = ids[:, list(subset)], scores[:, list(subset)]
+    fn, _ = CRITERIA[name]
+    bm25 = ids[meta["grid"].index(1.0)]
+    values = tuple(fn(ids[g], scores[g], bm25, meta["documents"])
+                   for g in range(len(meta["grid"])))
+    return tuple(meta["grid"]), values
+
+
+def choose(key: str, name: str, tau: float, seed: int = 0,
+           subset: tuple[int, ...] | None = None) -> float | None:
+    """The largest q whose criterion is within ``tau`` of the best (None: no runs)."""
+    c = curve(key, name, seed, subset)
+    if c is None:
+        return None
+    grid, values = c
+    higher = CRITERIA[name][1]
+    best = max(values) if higher else min(values)
+    slack = tau * abs(best) if name in RELATIVE else tau
+    ok = [q for q, v in zip(grid, values, strict=True)
+          if (v >= best - slack if higher else v <= best + slack)]
+    return max(ok)
+
+
+ALPHA = 0.005  # 0.05 over at most ten candidates (Bonferroni)
+
+
+def sign_test(b: int, c: int) -> float:
+    """One-sided exact sign test: P(at least b of b + c discordant queries favour the
+    candidate) when neither q is better."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(b, n + 1)) / 2 ** n
+
+
+def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
+               ) -> dict[float, float]:
+    """NDCG@10 at every q of the grid, from the stored runs and judgements (equal to the
+    sweep's where both exist); ``without``: query ids left out."""
+    data = runs_of(key, seed)
+    assert data is not None
+    ids, _, meta = data
+    discount = 1.0 / np.log2(np.arange(2, 12))
+    out = {}
+    for g, q in enumerate(meta["grid"]):
+        values = []
+        for i, qid in enumerate(meta["qids"]):
+            if qid in without:
+                continue
+            rel = set(meta["qrels"][qid])
+            ideal = discount[:min(10, len(rel))].sum()
+            gain = sum(discount[j] for j, d in enumerate(ids[g, i, :10]) if d in rel)
+            values.append(gain / ideal if ideal else 0.0)
+        out[q] = float(np.mean(values))
+    return out
