@@ -22,6 +22,7 @@ from qidf_ctl.evaluation import indexing
 NODES_PORT = int(os.environ.get("QIDF_TEST_NODES_PORT", "9260"))
 NODES = 3
 LOAD_INDEX = "qidf-mn-load"  # 6 shards, 1 replica: every node holds copies
+HEALTH_WAIT_S = 180  # how long a health wait lets the engine wait for green
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +42,10 @@ def cluster3(nodes_cfg):
             shutil.rmtree(nodes_cfg.for_port(port).node_dir / "data", ignore_errors=True)
     info = process.start(nodes_cfg)
     try:
-        cluster = Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
+        # The health waits below ask the engine to wait up to HEALTH_WAIT_S; the client must
+        # wait longer than that, or it gives up first (its default is 60 s).
+        cluster = Cluster.connect(ConnectionSettings.from_options(
+            url=info["url"], timeout=HEALTH_WAIT_S + 30))
         # The three nodes share the runner's one disk with everything else on it: above 85%
         # used, the disk-watermark decider leaves every replica unassigned and no index of
         # these tests turns green. Disk pressure is not what they test.
@@ -77,7 +81,7 @@ def load_index(cluster3, go_task) -> str:
     return LOAD_INDEX
 
 
-def wait_green(cluster: Cluster, index: str, timeout_s: int = 180) -> None:
+def wait_green(cluster: Cluster, index: str, timeout_s: int = HEALTH_WAIT_S) -> None:
     # The query string goes in the path: opensearch-py takes a "timeout" param as its own.
     # No relocating shards either: a node that rejoins draws shards back (rebalancing), and a
     # copy listed while it moves is gone by the time a test reaches it.
@@ -87,7 +91,7 @@ def wait_green(cluster: Cluster, index: str, timeout_s: int = 180) -> None:
     assert health["status"] == "green" and not health["timed_out"], health
 
 
-def wait_cluster_green(cluster: Cluster, timeout_s: int = 180) -> dict:
+def wait_cluster_green(cluster: Cluster, timeout_s: int = HEALTH_WAIT_S) -> dict:
     """Every index green: a test before this one may have restarted a node, whose replicas
     (of any index, system ones included) are still recovering."""
     health = cluster.request("GET", "/_cluster/health?wait_for_status=green"
