@@ -39,16 +39,16 @@ TAUS = (0.0, 0.005, 0.01, 0.02, 0.05)
 # --- F4 and LOLO ---------------------------------------------------------------------------
 
 
-def decide(p: pc.Params, r: pc.Row, name: str | None, tau: float) -> float:
+def decide(p: pc.Params, r: pc.Row, name: str, tau: float) -> float:
     """F1's q with the sample; where F1 departs from BM25, the criterion's choice instead."""
     q, _ = pc.decide(p, r, True)
-    if name is None or q == 1.0:
+    if q == 1.0:
         return q
     chosen = choose(r["key"], name, tau)
     return q if chosen is None else chosen
 
 
-def mean_recovery(p: pc.Params, rows: list[pc.Row], name: str | None, tau: float) -> float:
+def mean_recovery(p: pc.Params, rows: list[pc.Row], name: str, tau: float) -> float:
     per_language = []
     for lang in sorted({r["language"] for r in rows if r["main"]}):
         mains = [r for r in rows if r["language"] == lang and r["main"]]
@@ -58,49 +58,48 @@ def mean_recovery(p: pc.Params, rows: list[pc.Row], name: str | None, tau: float
 
 
 def fit_tau(p: pc.Params, train: list[pc.Row], name: str) -> float:
-    best = (-math.inf, 0.0)
-    for tau in TAUS:
-        rec = mean_recovery(p, train, name, tau)
-        if rec > best[0] + 1e-12 or abs(rec - best[0]) <= 1e-12:
-            best = (rec, tau) if rec > best[0] + 1e-12 else (best[0], max(best[1], tau))
-    return best[1]
+    """The tau with the best mean recovery on ``train``; ties to the larger tau."""
+    return max(TAUS, key=lambda tau: (round(mean_recovery(p, train, name, tau), 12), tau))
 
 
-def lolo_v2(rows: list[pc.Row]) -> dict[str, Any]:
-    """V2 left one language out (its only fitted parts are F1's bounds and q_q)."""
-    per_language, worst = {}, math.inf
-    for lang in pc.LANGUAGES:
-        p = pc.fit([r for r in rows if r["language"] != lang])
-        assert p is not None
-        held = [r for r in rows if r["language"] == lang]
-        per_language[lang] = float(np.mean([recovery(r, decide_v2(p, r)) or 0.0
-                                            for r in held if r["main"]]))
-        worst = min(worst, *(ndcg_at(r, decide_v2(p, r)) - r["bm25"] for r in held))
-    return {"per_language": per_language, "mean": float(np.mean(list(per_language.values()))),
-            "worst_delta": worst}
+Decide = Callable[[pc.Row], float]
+# A rule as LOLO fits it: F1's parameters and the fold's training rows in, the fold's
+# decision per corpus (and what was fitted beyond F1, if anything) out.
+RuleFit = Callable[[pc.Params, list[pc.Row]], tuple[Decide, Any]]
 
 
-def lolo(rows: list[pc.Row], name: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"per_language": {}, "tau": {}, "worst": None}
+def f1_rule(p: pc.Params, _train: list[pc.Row]) -> tuple[Decide, Any]:
+    return (lambda r: pc.decide(p, r, True)[0]), None
+
+
+def criterion_rule(name: str) -> RuleFit:
+    """F4 with criterion ``name``: tau fitted on the fold's training languages."""
+    def fitted(p: pc.Params, train: list[pc.Row]) -> tuple[Decide, Any]:
+        tau = fit_tau(p, train, name)
+        return (lambda r: decide(p, r, name, tau)), tau
+    return fitted
+
+
+def lolo(rows: list[pc.Row], rule: RuleFit) -> dict[str, Any]:
+    """Refit without each language; recovery of its main tasks (with the query sample) and
+    the worst change against BM25 on any of its corpora."""
+    out: dict[str, Any] = {"per_language": {}, "fitted": {}, "worst": None}
     worst: tuple[float, str, float] = (math.inf, "", 1.0)
     for lang in pc.LANGUAGES:
         held = [r for r in rows if r["language"] == lang]
         train = [r for r in rows if r["language"] != lang]
         p = pc.fit(train)
         assert p is not None
-        tau = fit_tau(p, train, name) if name else 0.0
-        out["tau"][lang] = tau
+        q_of, out["fitted"][lang] = rule(p, train)
         mains = [r for r in held if r["main"]]
-        out["per_language"][lang] = {
-            r["key"]: {"q": decide(p, r, name, tau),
-                       "recovery": recovery(r, decide(p, r, name, tau))} for r in mains}
+        out["per_language"][lang] = {r["key"]: {"q": q_of(r), "recovery": recovery(r, q_of(r))}
+                                     for r in mains}
         out["per_language"][lang]["mean"] = float(np.mean(
-            [recovery(r, decide(p, r, name, tau)) or 0.0 for r in mains]))
+            [recovery(r, q_of(r)) or 0.0 for r in mains]))
         for r in held:
-            q = decide(p, r, name, tau)
-            delta = ndcg_at(r, q) - r["bm25"]
+            delta = ndcg_at(r, q_of(r)) - r["bm25"]
             if delta < worst[0]:
-                worst = (delta, r["key"], q)
+                worst = (delta, r["key"], q_of(r))
     out["mean"] = float(np.mean([v["mean"] for v in out["per_language"].values()]))
     out["worst"] = {"delta": worst[0], "task": worst[1], "q": worst[2]}
     return out
@@ -207,6 +206,10 @@ def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1,
             "worst_delta": worst if tasks else None}
 
 
+def v2_rule(p: pc.Params, _train: list[pc.Row]) -> tuple[Decide, Any]:
+    return (lambda r: decide_v2(p, r)), None
+
+
 def ndcg_queries(key: str) -> list[str]:
     data = runs_of(key, YARDSTICK)
     return [] if data is None else list(data[2]["qids"])
@@ -304,10 +307,10 @@ def study() -> dict[str, Any]:
     results = json.loads(RESULTS.read_text())
     rows = [r for r in pc.rows_of(results) if pc.is_training(r)]
     report: dict[str, Any] = {"criteria": {}, "curves": {}}
-    report["F1"] = lolo(rows, None)
+    report["F1"] = lolo(rows, f1_rule)
     p = pc.fit(rows)
     assert p is not None
-    report["v2"] = {"lolo": lolo_v2(rows), "new_queries": new_queries(rows, p),
+    report["v2"] = {"lolo": lolo(rows, v2_rule), "new_queries": new_queries(rows, p),
                     "new_queries_decoupled": new_queries_decoupled(rows, p),
                     "go_at_scale": go_at_scale(rows, p), "sample_sizes": sample_sizes(rows, p)}
     report["yardstick"] = yardstick(rows, p)
@@ -321,7 +324,7 @@ def study() -> dict[str, Any]:
                         for r in rows if r["language"] == "go" and not r["main"]
                         and r["kind"] != "identifier"}}
     for name in CRITERIA:
-        report["criteria"][name] = lolo(rows, name)
+        report["criteria"][name] = lolo(rows, criterion_rule(name))
         report["curves"][name] = {r["key"]: curve(r["key"], name) for r in rows
                                   if runs_of(r["key"]) is not None}
     return report
@@ -332,7 +335,7 @@ def main() -> None:
     OUT.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"F1 (constants): LOLO {report['F1']['mean']:.3f}")
     v2 = report["v2"]
-    print(f"V2: LOLO {v2['lolo']['mean']:.3f} (worst {v2['lolo']['worst_delta']:+.4f})")
+    print(f"V2: LOLO {v2['lolo']['mean']:.3f} (worst {v2['lolo']['worst']['delta']:+.4f})")
     nq = v2["new_queries"]
     if nq["tasks"]:
         print(f"  (a) new queries: V2 {nq['rule']['mean']:.3f} (worst "
@@ -365,7 +368,7 @@ def main() -> None:
         w = rep["worst"]
         per = " ".join(f"{lang}:{v['mean']:.2f}" for lang, v in rep["per_language"].items())
         print(f"{name}: LOLO {rep['mean']:.3f}, worst {w['delta']:+.4f} ({w['task']} "
-              f"q={w['q']:g}); taus {sorted(set(rep['tau'].values()))}\n   {per}")
+              f"q={w['q']:g}); taus {sorted(set(rep['fitted'].values()))}\n   {per}")
 
 
 if __name__ == "__main__":
