@@ -3,7 +3,8 @@
 # or QIDF_FAULT_PORT): SIGKILL and SIGTERM after every step of both strategies, SIGKILL at
 # random times, the node SIGKILLed and restarted at every step, concurrent applies. Too slow
 # for scripts/test.sh (which runs a representative subset: tests/integration/test_faults.py);
-# CI runs both. Writes the counts to benchmarks/apply/faults.json (QIDF_FAULT_REPORT).
+# CI runs both, this one with QIDF_FAULT_RANDOM=5 QIDF_FAULT_RACES=6 (137 cases, about 8 min
+# quiet). Writes the counts to benchmarks/apply/faults.json (QIDF_FAULT_REPORT).
 #   QIDF_TEST_PORT=9250 ./scripts/test_faults.sh       (extra arguments go to pytest)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
