@@ -74,7 +74,11 @@ def plugin_zip() -> Path:
 def load_index(cluster3, go_task) -> str:
     """The Go corpus in 6 shards with 1 replica, green: a copy of every shard on two nodes."""
     # A cluster kept from an earlier run may hold the name, or clones serving it as an alias.
-    cluster3.request("DELETE", f"/{LOAD_INDEX}*", params={"expand_wildcards": "all"})
+    # Named one by one: Elasticsearch refuses a wildcard DELETE (destructive_requires_name).
+    found = cluster3.request("GET", f"/_cat/indices/{LOAD_INDEX}*",
+                             params={"format": "json", "h": "index", "expand_wildcards": "all"})
+    for row in found:
+        cluster3.request("DELETE", f"/{row['index']}")
     indexing.create_index(cluster3, LOAD_INDEX, shards=6, replicas=1)
     assert indexing.bulk_index(cluster3, LOAD_INDEX, go_task.corpus) == len(go_task.corpus)
     wait_green(cluster3, LOAD_INDEX)
