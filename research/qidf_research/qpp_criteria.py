@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from qidf_ctl.evaluation.score import score_run
 from qidf_research.paths import CACHE
 
 CORROBORATION_DEPTH = 10
@@ -137,21 +138,18 @@ def sign_test(b: int, c: int) -> float:
 
 def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
                ) -> dict[float, float]:
-    """NDCG@10 at every q of the grid, from the stored runs and judgements (equal to the
-    sweep's where both exist); ``without``: query ids left out."""
+    """NDCG@10 at every q of the grid, scored by the benchmark's own ``score_run`` on the
+    stored runs and judgements (so equal to the sweep's where both exist); ``without``:
+    query ids left out."""
     data = runs_of(key, seed)
     assert data is not None
-    ids, _, meta = data
-    discount = 1.0 / np.log2(np.arange(2, 12))
+    ids, scores, meta = data
+    kept = [(i, qid) for i, qid in enumerate(meta["qids"]) if qid not in without]
+    qrels = {qid: {str(d): 1 for d in meta["qrels"][qid]} for _, qid in kept}
     out = {}
     for g, q in enumerate(meta["grid"]):
-        values = []
-        for i, qid in enumerate(meta["qids"]):
-            if qid in without:
-                continue
-            rel = set(meta["qrels"][qid])
-            ideal = discount[:min(10, len(rel))].sum()
-            gain = sum(discount[j] for j, d in enumerate(ids[g, i, :10]) if d in rel)
-            values.append(gain / ideal if ideal else 0.0)
-        out[q] = float(np.mean(values))
+        run = {qid: [(str(d), float(s)) for d, s in zip(ids[g, i, :10], scores[g, i, :10],
+                                                         strict=True) if d >= 0]
+               for i, qid in kept}
+        out[q] = float(score_run(run, qrels).mean["NDCG@10"])
     return out
