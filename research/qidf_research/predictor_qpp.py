@@ -149,131 +149,124 @@ def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
 Decider = Callable[[pc.Params, pc.Row, int], float]
 
 
-def new_queries(rows: list[pc.Row], p: pc.Params, seed: int = 1,
-                rule: Decider | None = None) -> dict[str, Any]:
-    """Test (a): V2 (or ``rule``) and F1 on another seeded sample of queries of every main
-    task, scored on that sample."""
-    rule = rule or decide_v2
+def language_means(recs: list[tuple[str, float]]) -> dict[str, float]:
+    """Mean recovery per language from (language, recovery) pairs; the study's figure is the
+    mean of these means, every language weighted alike."""
+    grouped: dict[str, list[float]] = {}
+    for lang, rec in recs:
+        grouped.setdefault(lang, []).append(rec)
+    return {lang: float(np.mean(v)) for lang, v in grouped.items()}
+
+
+def mean_of(per_language: dict[str, float]) -> float | None:
+    return float(np.mean(list(per_language.values()))) if per_language else None
+
+
+def measured_row(r: pc.Row, seed: int | str, without: frozenset[str] = frozenset()
+                 ) -> pc.Row:
+    """``r`` with its curve, BM25 and oracle (over the grid) read from the stored runs of
+    another query sample instead of the benchmark's sweep."""
+    ndcg = ndcg_curve(r["key"], seed, without)
+    qs = sorted(ndcg)
+    return {**r, "bm25": ndcg[1.0], "oracle": max(ndcg.values()), "oracle_q": max(
+        qs, key=lambda q: ndcg[q]), "qs": np.array(qs), "ys": np.array([ndcg[q] for q in qs])}
+
+
+def new_queries(rows: list[pc.Row], p: pc.Params, seed: int, rule: Decider
+                ) -> dict[str, Any]:
+    """Test (a): ``rule`` and F1 on another seeded sample of queries of every main task,
+    scored on that sample."""
     out: dict[str, Any] = {"tasks": {}}
     for r in rows:
         if not r["main"] or runs_of(r["key"], seed) is None:
             continue
-        ndcg = ndcg_curve(r["key"], seed)
-        bm25, oracle = ndcg[1.0], max(ndcg.values())
-        row = {**r, "bm25": bm25, "oracle": oracle,
-               "qs": np.array(sorted(ndcg)), "ys": np.array([ndcg[q] for q in sorted(ndcg)])}
+        row = measured_row(r, seed)
         f1, chosen = pc.decide(p, r, True)[0], rule(p, r, seed)
         out["tasks"][r["key"]] = {
-            "bm25": bm25, "oracle": oracle, "oracle_q": max(ndcg, key=lambda q: ndcg[q]),
-            "f1": {"q": f1, "recovery": recovery(row, f1), "delta": ndcg_at(row, f1) - bm25},
-            "rule": {"q": chosen, "recovery": recovery(row, chosen),
-                     "delta": ndcg_at(row, chosen) - bm25}}
+            "bm25": row["bm25"], "oracle": row["oracle"], "oracle_q": row["oracle_q"],
+            **{name: {"q": q, "recovery": recovery(row, q),
+                      "delta": ndcg_at(row, q) - row["bm25"]}
+               for name, q in (("f1", f1), ("rule", chosen))}}
     if not out["tasks"]:
         return out
     for name in ("f1", "rule"):
-        per_language = {}
-        for lang in pc.LANGUAGES:
-            recs = [t[name]["recovery"] or 0.0 for k, t in out["tasks"].items()
-                    if k.split("-")[0] == lang]
-            if recs:
-                per_language[lang] = float(np.mean(recs))
-        out[name] = {"per_language": per_language,
-                     "mean": float(np.mean(list(per_language.values()))),
+        per_language = language_means([(k.split("-")[0], t[name]["recovery"] or 0.0)
+                                       for k, t in out["tasks"].items()])
+        out[name] = {"per_language": per_language, "mean": mean_of(per_language),
                      "worst_delta": min(t[name]["delta"] for t in out["tasks"].values())}
     return out
 
 
-def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int = 1,
-                          rule: Decider | None = None) -> dict[str, Any]:
-    """Test (a'): V2 (or ``rule``) choosing on another seeded sample of queries, recovery
-    read off the benchmark's own curves (its seed-0 queries): the sample that picks q does
-    not score it."""
-    rule = rule or decide_v2
-    per_language: dict[str, list[float]] = {}
-    worst = math.inf
+def new_queries_decoupled(rows: list[pc.Row], p: pc.Params, seed: int, rule: Decider
+                          ) -> dict[str, Any]:
+    """Test (a'): ``rule`` choosing on another seeded sample of queries, recovery read off
+    the benchmark's own curves (its seed-0 queries): the sample that picks q does not score
+    it."""
     tasks = {}
     for r in rows:
-        if not r["main"] or runs_of(r["key"], seed) is None:
-            continue
-        q = rule(p, r, seed)
-        rec = recovery(r, q)
-        tasks[r["key"]] = {"q": q, "recovery": rec, "delta": ndcg_at(r, q) - r["bm25"]}
-        per_language.setdefault(r["language"], []).append(rec or 0.0)
-        worst = min(worst, ndcg_at(r, q) - r["bm25"])
-    means = {k: float(np.mean(v)) for k, v in per_language.items()}
-    return {"tasks": tasks, "per_language": means,
-            "mean": float(np.mean(list(means.values()))) if means else None,
-            "worst_delta": worst if tasks else None}
+        if r["main"] and runs_of(r["key"], seed) is not None:
+            q = rule(p, r, seed)
+            tasks[r["key"]] = {"language": r["language"], "q": q, "recovery": recovery(r, q),
+                               "delta": ndcg_at(r, q) - r["bm25"]}
+    per_language = language_means([(t["language"], t["recovery"] or 0.0)
+                                   for t in tasks.values()])
+    return {"tasks": tasks, "per_language": per_language, "mean": mean_of(per_language),
+            "worst_delta": min((t["delta"] for t in tasks.values()), default=None)}
 
 
 def v2_rule(p: pc.Params, _train: list[pc.Row]) -> tuple[Decide, Any]:
     return (lambda r: decide_v2(p, r)), None
 
 
-def ndcg_queries(key: str) -> list[str]:
-    data = runs_of(key, YARDSTICK)
-    return [] if data is None else list(data[2]["qids"])
-
-
 def yardstick(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
     """F1 and V3 scored on the 5,000-query sample: F1 on all of it; V3 choosing on seed 1
     or 2 and scored on the 5,000 minus the choosing sample's queries (F1 on the same)."""
-
-    def row_on(r: pc.Row, without: frozenset[str]) -> pc.Row:
-        ndcg = ndcg_curve(r["key"], YARDSTICK, without)
-        qs = sorted(ndcg)
-        return {**r, "bm25": ndcg[1.0], "oracle": max(ndcg.values()), "qs": np.array(qs),
-                "ys": np.array([ndcg[q] for q in qs])}
-
-    def summarise(recs: dict[str, list[float]]) -> float:
-        return float(np.mean([np.mean(v) for v in recs.values()]))
-
     out: dict[str, Any] = {"tasks": {}}
-    f1_all: dict[str, list[float]] = {}
-    by_seed: dict[int, dict[str, dict[str, list[float]]]] = {}
+    f1_all: list[tuple[str, float]] = []
+    by_seed: dict[int, dict[str, list[tuple[str, float]]]] = {}
     worst = math.inf
     for r in rows:
-        if not r["main"] or runs_of(r["key"], YARDSTICK) is None:
+        data = runs_of(r["key"], YARDSTICK)
+        if not r["main"] or data is None:
             continue
         f1 = pc.decide(p, r, True)[0]
-        full = row_on(r, frozenset())
-        task: dict[str, Any] = {"queries": len(ndcg_queries(r["key"])),
+        full = measured_row(r, YARDSTICK)
+        task: dict[str, Any] = {"queries": len(data[2]["qids"]),
                                 "bm25": full["bm25"], "oracle": full["oracle"],
                                 "f1": {"q": f1, "recovery": recovery(full, f1)}}
-        f1_all.setdefault(r["language"], []).append(recovery(full, f1) or 0.0)
+        f1_all.append((r["language"], recovery(full, f1) or 0.0))
         for seed in (1, 2):
             chooser = runs_of(r["key"], seed)
             if chooser is None:
                 continue
-            rest = row_on(r, frozenset(chooser[2]["qids"]))
+            rest = measured_row(r, YARDSTICK, frozenset(chooser[2]["qids"]))
             v3 = decide_v3(p, r, seed)
             task[f"seed{seed}"] = {"v3_q": v3, "v3_recovery": recovery(rest, v3),
                                    "f1_recovery": recovery(rest, f1),
                                    "v3_delta": ndcg_at(rest, v3) - rest["bm25"]}
             worst = min(worst, ndcg_at(rest, v3) - rest["bm25"])
-            per = by_seed.setdefault(seed, {"v3": {}, "f1": {}})
-            per["v3"].setdefault(r["language"], []).append(recovery(rest, v3) or 0.0)
-            per["f1"].setdefault(r["language"], []).append(recovery(rest, f1) or 0.0)
+            per = by_seed.setdefault(seed, {"v3": [], "f1": []})
+            per["v3"].append((r["language"], recovery(rest, v3) or 0.0))
+            per["f1"].append((r["language"], recovery(rest, f1) or 0.0))
         out["tasks"][r["key"]] = task
     if not out["tasks"]:
         return out
-    out["f1_mean"] = summarise(f1_all)
-    out["f1_per_language"] = {k: float(np.mean(v)) for k, v in f1_all.items()}
-    out["by_seed"] = {str(s): {"v3": summarise(v["v3"]), "f1": summarise(v["f1"])}
+    out["f1_per_language"] = language_means(f1_all)
+    out["f1_mean"] = mean_of(out["f1_per_language"])
+    out["by_seed"] = {str(s): {k: mean_of(language_means(v[k])) for k in ("v3", "f1")}
                       for s, v in by_seed.items()}
     out["v3_worst_delta"] = worst
     return out
 
 
-def go_at_scale(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
-    """Test (b): V2 on Go's scaling subsets, read off their sweep curves."""
+def go_at_scale(rows: list[pc.Row], p: pc.Params, rule: Decider) -> dict[str, Any]:
+    """Test (b): ``rule`` on Go's scaling subsets, read off their sweep curves."""
     out = {}
     for r in rows:
         if r["language"] == "go" and not r["main"] and r["kind"] != "identifier":
-            q = decide_v2(p, r)
-            out[r["key"]] = {"q": q, "f1_q": pc.decide(p, r, True)[0],
-                             "delta": ndcg_at(r, q) - r["bm25"], "recovery": recovery(r, q),
-                             "f1_recovery": recovery(r, pc.decide(p, r, True)[0])}
+            q, f1 = rule(p, r, 0), pc.decide(p, r, True)[0]
+            out[r["key"]] = {"q": q, "f1_q": f1, "delta": ndcg_at(r, q) - r["bm25"],
+                             "recovery": recovery(r, q), "f1_recovery": recovery(r, f1)}
     return out
 
 
@@ -310,19 +303,18 @@ def study() -> dict[str, Any]:
     report["F1"] = lolo(rows, f1_rule)
     p = pc.fit(rows)
     assert p is not None
-    report["v2"] = {"lolo": lolo(rows, v2_rule), "new_queries": new_queries(rows, p),
-                    "new_queries_decoupled": new_queries_decoupled(rows, p),
-                    "go_at_scale": go_at_scale(rows, p), "sample_sizes": sample_sizes(rows, p)}
+    report["v2"] = {"lolo": lolo(rows, v2_rule),
+                    "new_queries": new_queries(rows, p, 1, decide_v2),
+                    "new_queries_decoupled": new_queries_decoupled(rows, p, 1, decide_v2),
+                    "go_at_scale": go_at_scale(rows, p, decide_v2),
+                    "sample_sizes": sample_sizes(rows, p)}
     report["yardstick"] = yardstick(rows, p)
     report["v3"] = {
         "seed2": new_queries(rows, p, 2, decide_v3),
         "seed2_decoupled": new_queries_decoupled(rows, p, 2, decide_v3),
         "seed1": new_queries(rows, p, 1, decide_v3),
         "seed1_decoupled": new_queries_decoupled(rows, p, 1, decide_v3),
-        "go_at_scale": {r["key"]: {"q": decide_v3(p, r), "delta": ndcg_at(r, decide_v3(p, r))
-                                   - r["bm25"]}
-                        for r in rows if r["language"] == "go" and not r["main"]
-                        and r["kind"] != "identifier"}}
+        "go_at_scale": go_at_scale(rows, p, decide_v3)}
     for name in CRITERIA:
         report["criteria"][name] = lolo(rows, criterion_rule(name))
         report["curves"][name] = {r["key"]: curve(r["key"], name) for r in rows
