@@ -13,7 +13,7 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.engine import Port, config
 from qidf_ctl.cli.options import ClusterOptions, Json, ModeOpt, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
-from qidf_ctl.engine import process
+from qidf_ctl.engine import disk, process
 from qidf_ctl.install.mode import check_mode
 
 
@@ -39,8 +39,13 @@ def demo_cmd(
     check_mode(mode)
     local = conn.url is None
     if local:
+        cfg = config(None, port)
         with step_status(quiet=json_out) as progress:
-            conn.url = process.start(config(None, port), progress)["url"]
+            info = process.start(cfg, progress)
+        conn.url = info["url"]
+        warning = disk.local_warning(cfg, len(info["nodes"]))
+        if warning and not json_out:
+            err.print(f"warning: {warning}", markup=False)
     cluster = conn.connect()
     chosen, reason = install.choose_mode(cluster, mode)
     if not json_out:

@@ -10,7 +10,7 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import Json
 from qidf_ctl.cli.output import emit_json, err, out, step_status
-from qidf_ctl.engine import assemble, process
+from qidf_ctl.engine import assemble, disk, process
 from qidf_ctl.engine.config import (
     DEFAULT_CLUSTER_HEAP,
     DEFAULT_ES_VERSION,
@@ -100,7 +100,7 @@ def engine_start(
         return
     with step_status(quiet=json_out) as progress:
         info = process.start(cfg, progress)
-    info["disk_warning"] = _disk_warning(cfg, len(info["nodes"]))
+    info["disk_warning"] = disk.local_warning(cfg, len(info["nodes"]))
     if json_out:
         emit_json(info)
         return
@@ -115,13 +115,6 @@ def engine_start(
     out.print(f"{cfg.flavor.title} {info['version']} cluster of {len(info['nodes'])} nodes "
               f"{verb} (health {info['health']}):", markup=False)
     _print_nodes(info)
-
-
-def _disk_warning(cfg: EngineConfig, nodes: int) -> str | None:
-    """What the engine's disk watermarks will do on the disk under the node's data."""
-    from qidf_ctl.engine import disk
-
-    return disk.watermark_warning(disk.used_share(cfg.root), nodes)
 
 
 def _print_nodes(info: dict) -> None:
@@ -140,7 +133,7 @@ def _start_secured(cfg: EngineConfig, json_out: bool) -> None:
         info, access = security.start(cfg, progress=progress)
     connect = {"url": access.url, "ca_certs": access.ca_certs,
                "password_files": access.password_files}
-    info["disk_warning"] = _disk_warning(cfg, len(info.get("nodes") or [None]))
+    info["disk_warning"] = disk.local_warning(cfg, len(info.get("nodes") or [None]))
     if json_out:
         emit_json({**info, **connect, "url": access.url})
         return

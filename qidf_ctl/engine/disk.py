@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from qidf_ctl.engine.config import EngineConfig
 
 LOW = 0.85
 HIGH = 0.90
@@ -49,3 +53,9 @@ def watermark_warning(used: float, nodes: int) -> str | None:
                 f"watermark ({LOW:.0%}): new replicas are not assigned here and at "
                 f"{FLOOD:.0%} indices turn read-only; {fix}")
     return None
+
+
+def local_warning(cfg: EngineConfig, nodes: int) -> str | None:
+    """The warning for the disk under a local node's (or cluster's) data, from ``QIDF_HOME``;
+    ``engine start`` and ``demo`` print it after starting the engine."""
+    return watermark_warning(used_share(cfg.root), nodes)
