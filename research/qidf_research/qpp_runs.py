@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -45,26 +45,28 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def task_specs(seed: int = 0, queries: int = QUERIES) -> list[tuple[str, Any]]:
-    """(key, builder): the benchmark's own task definitions (same seeds, same queries).
-    ``seed`` > 0: the main tasks only, with another seeded sample of queries on the same
-    corpus (queries no choice was made on)."""
+def task_specs(seed: int = 0, queries: int = QUERIES, main_only: bool = False
+               ) -> list[tuple[str, Any]]:
+    """(key, builder): the benchmark's own task definitions (same corpora and query seeds),
+    or with another seed or sample size of queries; ``main_only``: the 22 main tasks, not
+    Go's scaling subsets. Each corpus is read once however many tasks use it."""
+    corpus = cache(load_corpus)
     specs: list[tuple[str, Any]] = []
     for lang in LANGUAGES:
         for direction in ("code2doc", "doc2code"):
             specs.append((f"{lang}-{direction}",
-                          partial(lambda lang, d: make_task(load_corpus(lang), d, queries,
-                                                            seed), lang, direction)))
-    if seed:
+                          partial(lambda lang, d: make_task(corpus(lang), d, queries, seed),
+                                  lang, direction)))
+    if main_only:
         return specs
     for n in (1000, 10_000):
         specs.append((f"go-code2doc-{n // 1000}k", partial(
-            lambda n: make_task(subset(load_corpus("go"), n), "code2doc", QUERIES), n)))
+            lambda n: make_task(subset(corpus("go"), n), "code2doc", queries, seed), n)))
     for n in (1000, 10_000, 100_000):
         specs.append((f"go-large-code2doc-{n // 1000}k", partial(
-            lambda n: make_task(subset(load_corpus("go-large"), n), "code2doc", QUERIES), n)))
+            lambda n: make_task(subset(corpus("go-large"), n), "code2doc", queries, seed), n)))
     specs.append(("go-large-code2doc",
-                  lambda: make_task(load_corpus("go-large"), "code2doc", QUERIES)))
+                  lambda: make_task(corpus("go-large"), "code2doc", queries, seed)))
     return specs
 
 
@@ -112,13 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     only = {k for k in args.only.split(",") if k}
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
-    out = OUT / f"seed{args.seed}" if args.seed else OUT
-    if args.queries != QUERIES:
-        out = OUT / f"q{args.queries}"
+    other_queries = bool(args.seed) or args.queries != QUERIES
+    out = (OUT / f"q{args.queries}" if args.queries != QUERIES
+           else OUT / f"seed{args.seed}" if args.seed else OUT)
     out.mkdir(parents=True, exist_ok=True)
-    for key, build in task_specs(args.seed, args.queries):
-        if args.queries != QUERIES and not key.endswith(("-code2doc", "-doc2code")):
-            continue
+    for key, build in task_specs(args.seed, args.queries, main_only=other_queries):
         path = out / f"{key}.npz"
         if (only and key not in only) or path.is_file():
             continue
