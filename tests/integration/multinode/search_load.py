@@ -91,8 +91,13 @@ class SearchLoad:
                 resp = _post(url, self.path, _body(self.field, text))
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode(errors="replace")
-                with contextlib.suppress(ValueError, KeyError, TypeError):
-                    detail = json.loads(detail)["error"]["type"]
+                with contextlib.suppress(ValueError, KeyError, TypeError, IndexError):
+                    error = json.loads(detail)["error"]
+                    root = (error.get("root_cause") or [{}])[0]
+                    detail = error["type"]
+                    if root:  # what failed underneath the search phase, and where
+                        detail += (f" ({root.get('type')}: {str(root.get('reason'))[:160]};"
+                                   f" sent to {url})")
                 return Outcome(started, time.monotonic() - started, False,
                                f"HTTP {exc.code} {detail}")
             except (OSError, urllib.error.URLError):
