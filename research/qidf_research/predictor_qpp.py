@@ -21,14 +21,13 @@ from qidf_research import predictor_content as pc
 from qidf_research.paths import REPO
 from qidf_research.predictor_fit import ndcg_at, recovery
 from qidf_research.qpp_criteria import (
-    ALPHA,
     CRITERIA,
     YARDSTICK,
     choose,
     curve,
     ndcg_curve,
     runs_of,
-    sign_test,
+    significant_move,
     unique_top1,
 )
 
@@ -132,18 +131,9 @@ def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
     if level == 1.0 or data is None:
         return level
     ids, _, meta = data
-    grid = meta["grid"]
-    unique = {q: unique_top1(ids[g]) for g, q in enumerate(grid)}
-    reference = unique[level]
-    best = (reference.mean(), level)
-    for q in grid:
-        if q == level or (r["kind"] != "code" and q > level):
-            continue
-        b = int((unique[q] & ~reference).sum())
-        c = int((~unique[q] & reference).sum())
-        if sign_test(b, c) <= ALPHA and (unique[q].mean(), q) > best:
-            best = (unique[q].mean(), q)
-    return best[1]
+    unique = {q: unique_top1(ids[g]) for g, q in enumerate(meta["grid"])}
+    return significant_move(unique, level, [q for q in meta["grid"] if q != level and (
+        r["kind"] == "code" or q < level)])
 
 
 Decider = Callable[[pc.Params, pc.Row, int], float]

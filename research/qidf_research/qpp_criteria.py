@@ -136,6 +136,20 @@ def sign_test(b: int, c: int) -> float:
     return sum(math.comb(n, k) for k in range(b, n + 1)) / 2 ** n
 
 
+def significant_move(unique: dict[float, np.ndarray], level: float,
+                     candidates: list[float]) -> float:
+    """V3's test: the candidate q whose unique-top-1 indicators beat ``level``'s by the sign
+    test at ``ALPHA`` with the highest spread (ties: larger q), else ``level``."""
+    reference = unique[level]
+    best = (float(reference.mean()), level)
+    for q in candidates:
+        b = int((unique[q] & ~reference).sum())
+        c = int((~unique[q] & reference).sum())
+        if sign_test(b, c) <= ALPHA and (float(unique[q].mean()), q) > best:
+            best = (float(unique[q].mean()), q)
+    return best[1]
+
+
 def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
                ) -> dict[float, float]:
     """NDCG@10 at every q of the grid, scored by the benchmark's own ``score_run`` on the

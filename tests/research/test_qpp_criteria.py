@@ -54,3 +54,28 @@ def test_choose_takes_the_largest_q_within_tau_of_the_best(monkeypatch) -> None:
     monkeypatch.setattr(qp, "curve", lambda *a, **k: (grid, lower))
     assert qp.choose("any", "Q4 hubness", 0.0) == 0.5
     assert qp.choose("any", "Q4 hubness", 0.05) == 0.7
+
+
+def test_significant_move_needs_the_sign_test_and_then_takes_the_highest_spread() -> None:
+    n = 100
+    level = np.zeros(n, dtype=bool)
+    level[:30] = True
+    noise = level.copy()
+    noise[30:40] = True  # 10 : 0 discordant, p = 1/1024 < 0.005, spread 0.40
+    clear = level.copy()
+    clear[30:60] = True  # 30 : 0, spread 0.60
+    weak = level.copy()
+    weak[30:33] = True  # 3 : 0, p = 1/8: not significant
+    unique = {0.7: level, 0.5: noise, 0.3: clear, 0.1: weak}
+    assert qp.significant_move(unique, 0.7, [0.5, 0.3, 0.1]) == 0.3
+    assert qp.significant_move(unique, 0.7, [0.1]) == 0.7
+    assert qp.significant_move(unique, 0.7, []) == 0.7
+
+
+def test_the_halves_split_every_query_once_the_same_way_each_time() -> None:
+    from qidf_research.predictor_qpp_halves import halves
+
+    a, b = halves(4243)
+    assert len(a) == 2121 and len(b) == 2122
+    assert sorted(a + b) == list(range(4243))
+    assert halves(4243) == (a, b)
