@@ -103,7 +103,9 @@ def restart_each(
     ``prepare`` hooks run before each node starts and ``probe`` checks its health, as in
     ``process.start``.
 
-    Returns, per node, how long it was down and how long its whole step took.
+    Returns, per node, how long it was down and how long its whole step took, and the parts
+    of the step: the change, the drain (and flush), and the wait for the cluster's health
+    after the node is back.
     """
     cfg = process.recorded(cfg)
     cluster = cfg.ports
@@ -143,6 +145,7 @@ def restart_each(
             other = specs[next(p for p in cluster if p != port)].url
             started = time.monotonic()
             change(spec, progress)
+            changed = time.monotonic()
             if drain:
                 _drain(other, spec, progress)
             progress(f"restarting node {spec.name} (replica allocation paused)")
@@ -158,7 +161,8 @@ def restart_each(
             progress(f"waiting for the cluster to be {target} again")
             _wait_health(spec.url, target, green_timeout_s)
             steps.append({"port": port, "down_s": up - down,
-                          "step_s": time.monotonic() - started})
+                          "step_s": time.monotonic() - started, "change_s": changed - started,
+                          "drain_s": down - changed, "recovery_s": time.monotonic() - up})
     finally:
         if drain:
             _undrain([specs[p].url for p in cluster])
