@@ -150,6 +150,20 @@ def significant_move(unique: dict[float, np.ndarray], level: float,
     return best[1]
 
 
+def _scored(key: str, seed: int | str, kept: list[int]) -> dict[float, Any]:
+    """The benchmark's ``score_run`` of the stored runs at every q of the grid, on the
+    query positions ``kept``."""
+    data = runs_of(key, seed)
+    assert data is not None
+    ids, scores, meta = data
+    qids = [meta["qids"][i] for i in kept]
+    qrels = {qid: {str(d): 1 for d in meta["qrels"][qid]} for qid in qids}
+    return {q: score_run({qid: [(str(d), float(s)) for d, s in zip(
+        ids[g, i, :10], scores[g, i, :10], strict=True) if d >= 0]
+        for i, qid in zip(kept, qids, strict=True)}, qrels)
+        for g, q in enumerate(meta["grid"])}
+
+
 def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
                ) -> dict[float, float]:
     """NDCG@10 at every q of the grid, scored by the benchmark's own ``score_run`` on the
@@ -157,13 +171,14 @@ def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
     query ids left out."""
     data = runs_of(key, seed)
     assert data is not None
-    ids, scores, meta = data
-    kept = [(i, qid) for i, qid in enumerate(meta["qids"]) if qid not in without]
-    qrels = {qid: {str(d): 1 for d in meta["qrels"][qid]} for _, qid in kept}
-    out = {}
-    for g, q in enumerate(meta["grid"]):
-        run = {qid: [(str(d), float(s)) for d, s in zip(ids[g, i, :10], scores[g, i, :10],
-                                                         strict=True) if d >= 0]
-               for i, qid in kept}
-        out[q] = float(score_run(run, qrels).mean["NDCG@10"])
-    return out
+    kept = [i for i, qid in enumerate(data[2]["qids"]) if qid not in without]
+    return {q: float(s.mean["NDCG@10"]) for q, s in _scored(key, seed, kept).items()}
+
+
+def ndcg_per_query(key: str, seed: int | str, kept: list[int]) -> dict[float, np.ndarray]:
+    """Per query of ``kept`` (positions in the sample), NDCG@10 at every q of the grid."""
+    data = runs_of(key, seed)
+    assert data is not None
+    qids = [data[2]["qids"][i] for i in kept]
+    return {q: np.array([s.of("NDCG@10").get(qid, 0.0) for qid in qids])
+            for q, s in _scored(key, seed, kept).items()}
