@@ -9,8 +9,9 @@ import typer
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
-from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
 from qidf_ctl.cli.recover import warn_if_interrupted
+from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import UsageError
 from qidf_ctl.evaluation import evaluate, files, runs
 from qidf_ctl.evaluation import sweep as sweep_lib
@@ -18,6 +19,7 @@ from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
 from qidf_ctl.evaluation.tokens import COUNTERS
 from qidf_ctl.formula import validate_q
+from qidf_ctl.progress import Progress
 from qidf_ctl.similarity import Mode
 
 QueriesOpt = Annotated[str, typer.Option(
@@ -126,9 +128,18 @@ def sweep_cmd(
     b_grid: Annotated[str | None, typer.Option(
         "--b-grid", help="Also tune BM25's b over these values (0 to 1).")] = None,
     query_time: QueryTimeOpt = False,
+    reference: Annotated[str, typer.Option(
+        "--reference", help="What the recommendation starts from: auto (the q `qidf apply "
+        "--q auto` chooses, these queries as its sample), a q (1 = BM25), or none.")]
+    = "auto",
     json_out: Json = False,
 ) -> None:
-    """NDCG@10 at every q of a grid, installed in turn on the live index, and the oracle q.
+    """NDCG@10 at every q of a grid, installed in turn on the live index, the oracle q, and
+    the recommended q.
+
+    The oracle is the best q for these queries; the recommendation is the reference q
+    (--reference) unless another q beats it on a clear majority of the queries (a sign
+    test), which carries over to new queries better than the oracle does.
 
     The index gets its own similarity back at the end, whatever happens. With --k1-grid or
     --b-grid, every (q, k1, b) is installed in turn and the best joint setting is reported
@@ -139,6 +150,7 @@ def sweep_cmd(
     Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
     """
     q_grid = sweep_lib.parse_grid(grid)
+    fixed_reference = _fixed_reference(reference)
     joint_grids = _joint_grids(k1_grid, b_grid, plot)
     if query_time and joint_grids is not None:
         raise UsageError("--query-time sweeps q only: k1 and b are the index's own BM25 "
@@ -152,9 +164,11 @@ def sweep_cmd(
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
     with step_status(quiet=json_out) as progress:
+        ref = (fixed_reference if reference != "auto"
+               else _auto_reference(cluster, index, field, qs, queries, progress, json_out))
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
-                                 mode=mode, query_time=query_time, progress=progress,
-                                 bar=bars(json_out))
+                                 mode=mode, query_time=query_time, reference=ref,
+                                 progress=progress, bar=bars(json_out))
     if plot:
         from qidf_ctl.evaluation.plot import plot as plot_curve
 
@@ -169,8 +183,41 @@ def sweep_cmd(
     for p in result.points:
         mark = "  <- oracle" if p.q == result.oracle_q else ""
         out.print(f"  q = {p.q:<5g} NDCG@10 {p.ndcg10:.4f}{mark}", markup=False)
+    if result.recommendation is not None:
+        out.print(f"recommended: {result.recommendation.reason}", markup=False)
     if plot:
         out.print(f"plot: {plot}", markup=False)
+
+
+def _fixed_reference(text: str) -> tuple[float, str] | None:
+    """``--reference`` as a number or none, checked before any work (auto: None here)."""
+    if text in ("auto", "none"):
+        return None
+    try:
+        q = validate_q(text)
+    except UsageError as e:
+        raise UsageError(f"--reference takes auto, none or a q: {e}") from None
+    return q, "BM25" if q == 1.0 else "given with --reference"
+
+
+def _auto_reference(cluster: Cluster, index: str, field: str | None, qs: dict[str, str],
+                    source: str, progress: Progress, json_out: bool
+                    ) -> tuple[float, str] | None:
+    """What ``apply --q auto`` would choose with these queries as its sample; None, with a
+    warning, when the index cannot be measured (e.g. a user with search privileges only)."""
+    from qidf_ctl.errors import QidfError
+    from qidf_ctl.predictors.prediction import predict_for_index
+    from qidf_ctl.stats.query_sample import from_texts
+
+    try:
+        prediction = predict_for_index(cluster, index, field, queries=from_texts(qs, source),
+                                       progress=progress)
+    except QidfError as e:
+        if not json_out:
+            err.print(f"warning: no recommendation: --q auto could not be computed ({e}); "
+                      "pass --reference Q to start from a q of your own", markup=False)
+        return None
+    return prediction.q, "--q auto"
 
 
 def _joint_grids(k1_grid: str | None, b_grid: str | None,

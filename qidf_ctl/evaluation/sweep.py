@@ -23,6 +23,7 @@ from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.files import Qrels, sample_queries
 from qidf_ctl.evaluation.grids import parse_values
+from qidf_ctl.evaluation.recommend import Recommendation, recommend
 from qidf_ctl.evaluation.score import Scored, WithPerQuery, score_run
 from qidf_ctl.formula import Q_MAX, Q_MIN, IdfForm
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
@@ -59,6 +60,7 @@ class SweepResult(WithPerQuery):
     oracle_ndcg10: float
     seconds: float
     per_query: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict, repr=False)
+    recommendation: Recommendation | None = None
 
 
 def oracle(points: list[SweepPoint]) -> SweepPoint:
@@ -130,19 +132,27 @@ def sweep(
     mode: Mode = Mode.SCRIPT,
     terms: Mapping[str, Any] | None = None,
     query_time: bool = False,
+    reference: tuple[float, str] | None = None,
     progress: Progress = quiet,
     bar: BarFactory = no_bar,
 ) -> SweepResult:
     """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``.
+
+    ``reference``: (q, where it came from), e.g. what ``--q auto`` chooses; it joins the grid
+    and the result recommends it unless another q beats it on a clear majority of the
+    queries (``recommend``).
 
     ``query_time``: every q is built into the queries (``qidf_ctl.querytime``) and the index
     is never changed: no close per q, safe on a production index, search privileges only.
     """
     started = time.monotonic()
     queries_, qrels = sample_queries(queries_, qrels, None)
+    if reference is not None:
+        grid = tuple(sorted({*grid, reference[0]}))
     if query_time:
-        return _sweep_query_time(cluster, index, queries_, qrels, grid, field_name, terms,
-                                 progress, bar, started)
+        return _recommended(_sweep_query_time(cluster, index, queries_, qrels, grid,
+                                              field_name, terms, progress, bar, started),
+                            reference)
     with settings_sweep(cluster, index, field_name, queries_, qrels, terms, progress,
                         bar) as swept:
         per_query = {"baseline": swept.baseline.of(MEASURE)}
@@ -153,9 +163,17 @@ def sweep(
 
         points = _points(grid, qrels, installed_run, per_query, progress)
     best = oracle(points)
-    return SweepResult(swept.index, swept.field, len(qrels), swept.baseline_similarity,
-                       swept.baseline.mean[MEASURE], points, best.q, best.ndcg10,
-                       time.monotonic() - started, per_query)
+    return _recommended(SweepResult(
+        swept.index, swept.field, len(qrels), swept.baseline_similarity,
+        swept.baseline.mean[MEASURE], points, best.q, best.ndcg10, time.monotonic() - started,
+        per_query), reference)
+
+
+def _recommended(result: SweepResult, reference: tuple[float, str] | None) -> SweepResult:
+    if reference is not None:
+        result.recommendation = recommend(
+            {p.q: result.per_query[f"{p.q:g}"] for p in result.points}, *reference)
+    return result
 
 
 def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qrels: Qrels,

@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 
+from qidf_ctl.evaluation.recommend import guarded_choice
 from qidf_research import predictor_content as pc
 from qidf_research.paths import REPO
 from qidf_research.predictor_fit import ndcg_at, recovery
 from qidf_research.predictor_qpp import RESULTS, go_at_scale, language_means, mean_of, measured_row
 from qidf_research.qpp_criteria import (
-    ALPHA,
     YARDSTICK,
     ndcg_per_query,
     runs_of,
-    sign_test,
     significant_move,
     unique_top1,
 )
@@ -120,31 +119,21 @@ def thousand_query_choosers(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
     return out
 
 
-def judged_guard(per_query: dict[float, np.ndarray], level: float) -> float:
-    """F1's ``level`` unless the sample's judgements favour another q of the grid beyond
-    noise: V3's sign test (p <= ALPHA) on per-query NDCG@10 wins against losses; of the
-    significant q, the best mean."""
-    best = (float(per_query[level].mean()), level)
-    for q, values in per_query.items():
-        diff = values - per_query[level]
-        if q != level and sign_test(int((diff > 0).sum()), int((diff < 0).sum())) <= ALPHA:
-            best = max(best, (float(values.mean()), q))
-    return best[1]
-
-
 def labeled_reference(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
     """What a *judged* sample of the same size reaches, scored like the rules (on the other
     half of the 5,000; on the 5,000 minus seed 1 / seed 2; on the benchmark's own queries):
     ``argmax``, q = the NDCG@10 argmax over G on the choosing queries; ``guarded``,
-    ``judged_guard``. No rule that reads only an unlabeled sample knows more about a task than
-    that sample's judgements, so these are the levels to read 0.95 against. F1 beside them."""
+    ``recommend.guarded_choice`` against F1's level (what ``qidf sweep`` recommends). No
+    rule that reads only an unlabeled sample knows more about a task than that sample's
+    judgements, so these are the levels to read 0.95 against. F1 beside them."""
     recs: dict[str, dict[str, list[tuple[str, float]]]] = {}
 
     def add(test: str, r: pc.Row, scored: pc.Row, judged: dict[float, np.ndarray]) -> None:
         f1 = pc.decide(p, r, True)[0]
         argmax = max(judged, key=lambda q: (float(judged[q].mean()), q))
+        guarded = guarded_choice({q: v.tolist() for q, v in judged.items()}, f1)
         per = recs.setdefault(test, {"argmax": [], "guarded": [], "f1": []})
-        for name, q in (("argmax", argmax), ("guarded", judged_guard(judged, f1)), ("f1", f1)):
+        for name, q in (("argmax", argmax), ("guarded", guarded), ("f1", f1)):
             per[name].append((r["language"], recovery(scored, q) or 0.0))
 
     for r in rows:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from qidf_ctl.evaluation.recommend import ALPHA, sign_test
 from qidf_ctl.evaluation.score import score_run
 from qidf_research.paths import CACHE
 
@@ -122,18 +123,6 @@ def choose(key: str, name: str, tau: float, seed: int = 0,
     ok = [q for q, v in zip(grid, values, strict=True)
           if (v >= best - slack if higher else v <= best + slack)]
     return max(ok)
-
-
-ALPHA = 0.005  # 0.05 over at most ten candidates (Bonferroni)
-
-
-def sign_test(b: int, c: int) -> float:
-    """One-sided exact sign test: P(at least b of b + c discordant queries favour the
-    candidate) when neither q is better."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    return sum(math.comb(n, k) for k in range(b, n + 1)) / 2 ** n
 
 
 def significant_move(unique: dict[float, np.ndarray], level: float,

@@ -79,19 +79,3 @@ def test_the_halves_split_every_query_once_the_same_way_each_time() -> None:
     assert len(a) == 2121 and len(b) == 2122
     assert sorted(a + b) == list(range(4243))
     assert halves(4243) == (a, b)
-
-
-def test_the_judged_guard_moves_only_on_a_significant_majority_of_query_wins() -> None:
-    from qidf_research.predictor_qpp_halves import judged_guard
-
-    level = np.full(100, 0.5)
-    better = level.copy()
-    better[:12] = 0.9  # 12 wins, 0 losses: p = 1/4096
-    noise = level.copy()
-    noise[:3] = 1.0  # 3 wins, 2 losses: not significant
-    noise[3:5] = 0.0
-    one_big_win = level.copy()
-    one_big_win[0] = 50.0  # the best mean, one query
-    judged = {0.7: level, 0.5: better, 0.3: noise, 0.1: one_big_win}
-    assert judged_guard(judged, 0.7) == 0.5
-    assert judged_guard({0.7: level, 0.1: one_big_win}, 0.7) == 0.7
