@@ -102,3 +102,23 @@ def test_a_sweep_with_a_reference_adds_it_to_the_grid_and_recommends(monkeypatch
     assert res.recommendation is not None and res.recommendation.q == 0.3
     assert res.recommendation.wins == 20 and res.recommendation.losses == 0
     assert res.as_dict()["recommendation"]["reference_q"] == 0.7
+
+
+def test_without_the_rights_to_measure_the_index_the_sweep_warns_and_does_not_recommend(
+        monkeypatch, capsys):
+    """A user with search privileges only can sweep at query time, but ``--q auto`` needs
+    the index's statistics: one warning line, and the sweep goes on without a reference."""
+    from qidf_ctl.cli import evaluation as cli_evaluation
+    from qidf_ctl.errors import ClusterError
+    from qidf_ctl.predictors import prediction
+
+    def refused(*_a, **_k):
+        raise ClusterError("no permissions for [indices:admin/mappings/get]")
+
+    monkeypatch.setattr(prediction, "predict_for_index", refused)
+    ref = cli_evaluation._auto_reference(None, "idx", None, {"a": "x"}, "q.jsonl",  # type: ignore[arg-type]
+                                         lambda _m: None, json_out=False)
+    assert ref is None
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: no recommendation")
+    assert "indices:admin/mappings/get" in lines[0] and "--reference" in lines[0]
