@@ -165,7 +165,7 @@ def sweep_cmd(
     warn_if_interrupted(cluster, index, json_out)
     with step_status(quiet=json_out) as progress:
         ref = (fixed_reference if reference != "auto"
-               else _auto_reference(cluster, index, field, qs, queries, progress, json_out))
+               else _auto_reference(cluster, index, field, qs, queries, progress))
         result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
                                  mode=mode, query_time=query_time, reference=ref,
                                  progress=progress, bar=bars(json_out))
@@ -201,10 +201,10 @@ def _fixed_reference(text: str) -> tuple[float, str] | None:
 
 
 def _auto_reference(cluster: Cluster, index: str, field: str | None, qs: dict[str, str],
-                    source: str, progress: Progress, json_out: bool
-                    ) -> tuple[float, str] | None:
+                    source: str, progress: Progress) -> tuple[float, str] | None:
     """What ``apply --q auto`` would choose with these queries as its sample; None, with a
-    warning, when the index cannot be measured (e.g. a user with search privileges only)."""
+    warning on stderr (also under --json: stdout stays one JSON object), when the index
+    cannot be measured (e.g. a user with search privileges only)."""
     from qidf_ctl.errors import QidfError
     from qidf_ctl.predictors.prediction import predict_for_index
     from qidf_ctl.stats.query_sample import from_texts
@@ -213,9 +213,8 @@ def _auto_reference(cluster: Cluster, index: str, field: str | None, qs: dict[st
         prediction = predict_for_index(cluster, index, field, queries=from_texts(qs, source),
                                        progress=progress)
     except QidfError as e:
-        if not json_out:
-            err.print(f"warning: no recommendation: --q auto could not be computed ({e}); "
-                      "pass --reference Q to start from a q of your own", markup=False)
+        err.print(f"warning: no recommendation: --q auto could not be computed ({e}); "
+                  "pass --reference Q to start from a q of your own", markup=False)
         return None
     return prediction.q, "--q auto"
 

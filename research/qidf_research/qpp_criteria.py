@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from qidf_ctl.evaluation.recommend import ALPHA, sign_test
+from qidf_ctl.evaluation.recommend import guarded_choice
 from qidf_ctl.evaluation.score import score_run
 from qidf_research.paths import CACHE
 
@@ -127,16 +127,10 @@ def choose(key: str, name: str, tau: float, seed: int = 0,
 
 def significant_move(unique: dict[float, np.ndarray], level: float,
                      candidates: list[float]) -> float:
-    """V3's test: the candidate q whose unique-top-1 indicators beat ``level``'s by the sign
-    test at ``ALPHA`` with the highest spread (ties: larger q), else ``level``."""
-    reference = unique[level]
-    best = (float(reference.mean()), level)
-    for q in candidates:
-        b = int((unique[q] & ~reference).sum())
-        c = int((~unique[q] & reference).sum())
-        if sign_test(b, c) <= ALPHA and (float(unique[q].mean()), q) > best:
-            best = (float(unique[q].mean()), q)
-    return best[1]
+    """V3's test: of ``candidates``, the q whose unique-top-1 indicators beat ``level``'s by
+    the sign test with the highest spread, else ``level`` (``qidf sweep``'s guarded choice,
+    with a query's unique top-1 in place of its NDCG@10)."""
+    return guarded_choice({q: unique[q].tolist() for q in (level, *candidates)}, level)
 
 
 def _scored(key: str, seed: int | str, kept: list[int]) -> dict[float, Any]:

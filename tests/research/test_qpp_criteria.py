@@ -1,12 +1,10 @@
-"""The query-sample criteria (qpp_criteria): what counts as a unique top-1, the sign test
-that guards V3, and which q a criterion curve picks."""
+"""The query-sample criteria (qpp_criteria): what counts as a unique top-1, V3's guard (the
+product's sign test, tested in tests/unit/test_recommend.py), and which q a criterion curve
+picks."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pytest
 from qidf_research import qpp_criteria as qp
 
 
@@ -26,22 +24,6 @@ def test_hubness_is_the_share_of_slots_the_most_frequent_documents_take() -> Non
     ids = np.array([[0, 1], [0, 2], [0, 3], [0, 4]])
     # 100 documents: the 1% most frequent is one document, in 4 of 8 slots
     assert qp.hubness(ids, np.zeros((4, 2)), ids, 100) == 0.5
-
-
-@pytest.mark.parametrize(("b", "c", "expected"), [
-    (0, 0, 1.0),
-    (1, 0, 0.5),
-    (3, 0, 0.125),
-    (2, 2, 11 / 16),
-])
-def test_sign_test_is_the_exact_one_sided_binomial_tail(b: int, c: int,
-                                                        expected: float) -> None:
-    assert math.isclose(qp.sign_test(b, c), expected)
-
-
-def test_the_sign_test_needs_a_real_majority_of_discordant_queries() -> None:
-    assert qp.sign_test(60, 40) > qp.ALPHA  # 60:40 of 100 is noise at 0.005
-    assert qp.sign_test(75, 25) < qp.ALPHA
 
 
 def test_choose_takes_the_largest_q_within_tau_of_the_best(monkeypatch) -> None:

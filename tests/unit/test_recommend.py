@@ -116,8 +116,8 @@ def test_without_the_rights_to_measure_the_index_the_sweep_warns_and_does_not_re
         raise ClusterError("no permissions for [indices:admin/mappings/get]")
 
     monkeypatch.setattr(prediction, "predict_for_index", refused)
-    ref = cli_evaluation._auto_reference(None, "idx", None, {"a": "x"}, "q.jsonl",  # type: ignore[arg-type]
-                                         lambda _m: None, json_out=False)
+    ref = cli_evaluation._auto_reference(None, "idx", None, {"a": "x"},  # type: ignore[arg-type]
+                                         "q.jsonl", lambda _m: None)
     assert ref is None
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("warning: no recommendation")
