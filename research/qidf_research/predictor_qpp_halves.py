@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -57,17 +58,21 @@ def halves(n: int) -> tuple[list[int], list[int]]:
     return sorted(order[:n // 2]), sorted(order[n // 2:])
 
 
+def split_tasks(rows: list[pc.Row]) -> Iterator[tuple[pc.Row, list[str], list[int], list[int]]]:
+    """Each main task with a 5,000-query sample: (row, its query ids, halves A and B)."""
+    for r in rows:
+        data = runs_of(r["key"], YARDSTICK)
+        if r["main"] and data is not None:
+            qids = data[2]["qids"]
+            yield (r, qids, *halves(len(qids)))
+
+
 def split_halves(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
     """V5 choosing on one half of the 5,000-query sample and scored on the other, both ways;
     F1 scored on the same halves."""
     tasks: dict[str, Any] = {}
     recs: dict[str, dict[str, list[tuple[str, float]]]] = {}
-    for r in rows:
-        data = runs_of(r["key"], YARDSTICK)
-        if not r["main"] or data is None:
-            continue
-        qids = data[2]["qids"]
-        a, b = halves(len(qids))
+    for r, qids, a, b in split_tasks(rows):
         f1 = pc.decide(p, r, True)[0]
         task: dict[str, Any] = {"queries": len(qids), "f1_q": f1}
         for name, chooser, scored in (("a_to_b", a, b), ("b_to_a", b, a)):
@@ -136,12 +141,7 @@ def labeled_reference(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
         for name, q in (("argmax", argmax), ("guarded", guarded), ("f1", f1)):
             per[name].append((r["language"], recovery(scored, q) or 0.0))
 
-    for r in rows:
-        data = runs_of(r["key"], YARDSTICK)
-        if not r["main"] or data is None:
-            continue
-        qids = data[2]["qids"]
-        a, b = halves(len(qids))
+    for r, qids, a, b in split_tasks(rows):
         for name, chooser in (("halves a_to_b", a), ("halves b_to_a", b)):
             add(name, r, measured_row(r, YARDSTICK, frozenset(qids[i] for i in chooser)),
                 ndcg_per_query(r["key"], YARDSTICK, chooser))
