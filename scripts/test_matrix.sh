@@ -46,7 +46,7 @@ if [ "${QIDF_MATRIX_MULTINODE:-1}" = 1 ]; then
   t0=$(date +%s)
   QIDF_TEST_MULTINODE=1 \
     QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh 2.19.6 --skip-tests | tail -n 1)" \
-    "$QIDF_VENV/bin/pytest" -ra -s tests/integration/multinode "$@"
+    "$QIDF_VENV/bin/pytest" -ra -s --durations=8 tests/integration/multinode "$@"
   echo "== multi-node tests took $(( $(date +%s) - t0 ))s" >&2
 fi
 echo "matrix and multi-node run took $(( $(date +%s) - started ))s" >&2
