@@ -24,7 +24,8 @@ if [ "$#" -eq 0 ]; then
   if [ "$major" = 9 ]; then other="elasticsearch>=8.13,<9"; else other="elasticsearch>=9,<10"; fi
   target="$QIDF_ROOT/.qidf/clients/es-$([ "$major" = 9 ] && echo 8 || echo 9)"
   echo "== Elasticsearch tests with the other client major ($other)" >&2
-  [ -d "$target" ] || "$QIDF_VENV/bin/pip" install -q --target "$target" "$other"
+  # python-dateutil as botocore (SigV4) needs it: the client would pull 4.x beside the venv's 2.x
+  [ -d "$target" ] || "$QIDF_VENV/bin/pip" install -q --target "$target" "$other" "python-dateutil<3"
   PYTHONPATH="$target" "$QIDF_VENV/bin/pytest" -q tests/integration/test_elasticsearch.py
 fi
 echo "test suite took $(( $(date +%s) - started ))s" >&2
