@@ -60,23 +60,30 @@ def _undrain(urls: list[str]) -> None:
             continue
 
 
-def _drain(url: str, spec: NodeSpec, progress: Progress) -> None:
+def _drain(url: str, spec: NodeSpec, progress: Progress) -> dict[str, int]:
     """Weigh ``spec``'s node away from searches and wait until it has none in flight (twice
-    in a row, to catch a search that was routed just before the weights arrived)."""
+    in a row, to catch a search that was routed just before the weights arrived). Returns the
+    search counters still above zero when the wait gave up (empty when the node went quiet):
+    open search contexts that outlive their search, e.g. those of a search whose coordinating
+    node stopped, hold the wait to its end."""
     progress(f"moving search traffic off node {spec.name}")
     _weigh(url, {NodeSpec(spec.cfg.for_port(p), spec.members).name:
                  "0" if p == spec.port else "1" for p in spec.members})
     deadline = time.monotonic() + DRAIN_TIMEOUT_S
     quiet_polls = 0
+    busy: dict[str, int] = {}
     while time.monotonic() < deadline and quiet_polls < 2:
         nodes = local_http.call(url, "GET", f"/_nodes/{spec.name}/stats/indices/search")
         search = next(iter(nodes["nodes"].values()))["indices"]["search"]
-        busy = sum(search.get(k, 0) for k in (
-            "query_current", "fetch_current", "open_contexts", "scroll_current"))
-        quiet_polls = quiet_polls + 1 if busy == 0 else 0
+        busy = {k: search[k] for k in ("query_current", "fetch_current", "open_contexts",
+                                       "scroll_current") if search.get(k, 0)}
+        quiet_polls = 0 if busy else quiet_polls + 1
         time.sleep(0.2)
     if quiet_polls < 2:
-        progress(f"node {spec.name} still ran searches after {DRAIN_TIMEOUT_S}s; stopping it")
+        progress(f"node {spec.name} still had searches after {DRAIN_TIMEOUT_S}s "
+                 f"({', '.join(f'{k} {v}' for k, v in busy.items())}); stopping it")
+        return busy
+    return {}
 
 
 def _wait_health(url: str, status: str, timeout_s: int) -> None:
@@ -105,7 +112,8 @@ def restart_each(
 
     Returns, per node, how long it was down and how long its whole step took, and the parts
     of the step: the change, the drain (and flush), and the wait for the cluster's health
-    after the node is back.
+    after the node is back; ``drain_busy``: the search counters that kept the drain from
+    finishing (empty when the node went quiet).
     """
     cfg = process.recorded(cfg)
     cluster = cfg.ports
@@ -146,8 +154,7 @@ def restart_each(
             started = time.monotonic()
             change(spec, progress)
             changed = time.monotonic()
-            if drain:
-                _drain(other, spec, progress)
+            busy = _drain(other, spec, progress) if drain else {}
             progress(f"restarting node {spec.name} (replica allocation paused)")
             _allocation(other, "primaries")
             try:
@@ -162,7 +169,8 @@ def restart_each(
             _wait_health(spec.url, target, green_timeout_s)
             steps.append({"port": port, "down_s": up - down,
                           "step_s": time.monotonic() - started, "change_s": changed - started,
-                          "drain_s": down - changed, "recovery_s": time.monotonic() - up})
+                          "drain_s": down - changed, "recovery_s": time.monotonic() - up,
+                          "drain_busy": busy})
     finally:
         if drain:
             _undrain([specs[p].url for p in cluster])

@@ -225,6 +225,7 @@ def test_rolling_restart_drains_pauses_and_waits_for_each_node(recorder):
     steps = rolling.restart_each(cfg, lambda spec, progress: changed.append(spec.port),
                                  ports=[9242])
     assert changed == [9242] and [s["port"] for s in steps] == [9242]
+    assert steps[0]["drain_busy"] == {}
     assert recorder.steps == [
         "GET /_cluster/health via 9241",
         "GET /_cluster/routing/awareness/qidf_node/weights via 9241",
@@ -244,6 +245,24 @@ def test_rolling_restart_drains_pauses_and_waits_for_each_node(recorder):
         "GET /_cluster/routing/awareness/qidf_node/weights via 9241",
         'DELETE /_cluster/routing/awareness/weights {"_version": 4} via 9241',
     ]
+
+
+def test_a_drain_that_never_goes_quiet_stops_the_node_and_says_what_was_open(recorder,
+                                                                            monkeypatch):
+    busy = {"query_current": 0, "fetch_current": 0, "open_contexts": 3}
+    monkeypatch.setattr(recorder, "call", lambda url, method, path, body=None, timeout=30: (
+        {"nodes": {"x": {"indices": {"search": busy}}}} if "/stats/indices/search" in path
+        else Recorder.call(recorder, url, method, path, body, timeout)))
+    monkeypatch.setattr(local_http, "call", recorder.call)
+    monkeypatch.setattr(rolling, "DRAIN_TIMEOUT_S", 0.05)
+    said: list[str] = []
+    cfg = EngineConfig.from_env(port=9241, nodes=3)
+    steps = rolling.restart_each(cfg, lambda spec, progress: None, ports=[9242],
+                                 progress=said.append)
+    assert steps[0]["drain_busy"] == {"open_contexts": 3}
+    assert "stop 9242" in recorder.steps
+    assert any("still had searches after 0.05s (open_contexts 3); stopping it" in m
+               for m in said)
 
 
 def test_rolling_restart_resumes_allocation_and_weights_when_a_node_fails(recorder,

@@ -78,7 +78,8 @@ def test_rolling_install_fails_no_search(cluster3, nodes_cfg, plugin_zip, load_i
     report = load.report
     steps = ", ".join(f"{s['port']}: down {s['down_s']:.1f}s of {s['step_s']:.1f}s (change "
                       f"{s['change_s']:.1f}s, drain {s['drain_s']:.1f}s, recovery "
-                      f"{s['recovery_s']:.1f}s)" for s in info["restarts"])
+                      f"{s['recovery_s']:.1f}s{', still open: ' if s['drain_busy'] else ''}"
+                      f"{s['drain_busy'] or ''})" for s in info["restarts"])
     print(f"\nrolling install on 3 nodes ({steps}); searches: {report.summary()}")
     assert [s["port"] for s in info["restarts"]] == list(nodes_cfg.ports)
     assert report.searches >= 100
