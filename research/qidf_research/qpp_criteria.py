@@ -133,9 +133,11 @@ def significant_move(unique: dict[float, np.ndarray], level: float,
     return guarded_choice({q: unique[q].tolist() for q in (level, *candidates)}, level)
 
 
-def _scored(key: str, seed: int | str, kept: list[int]) -> dict[float, Any]:
+@cache
+def _scored(key: str, seed: int | str, kept: tuple[int, ...]) -> dict[float, Any]:
     """The benchmark's ``score_run`` of the stored runs at every q of the grid, on the
-    query positions ``kept``."""
+    query positions ``kept`` (cached: the studies score the same halves and samples for
+    several rules)."""
     data = runs_of(key, seed)
     assert data is not None
     ids, scores, meta = data
@@ -154,7 +156,7 @@ def ndcg_curve(key: str, seed: int | str, without: frozenset[str] = frozenset()
     query ids left out."""
     data = runs_of(key, seed)
     assert data is not None
-    kept = [i for i, qid in enumerate(data[2]["qids"]) if qid not in without]
+    kept = tuple(i for i, qid in enumerate(data[2]["qids"]) if qid not in without)
     return {q: float(s.mean["NDCG@10"]) for q, s in _scored(key, seed, kept).items()}
 
 
@@ -164,4 +166,4 @@ def ndcg_per_query(key: str, seed: int | str, kept: list[int]) -> dict[float, np
     assert data is not None
     qids = [data[2]["qids"][i] for i in kept]
     return {q: np.array([s.of("NDCG@10").get(qid, 0.0) for qid in qids])
-            for q, s in _scored(key, seed, kept).items()}
+            for q, s in _scored(key, seed, tuple(kept)).items()}
