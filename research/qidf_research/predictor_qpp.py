@@ -124,16 +124,28 @@ def decide_v2(p: pc.Params, r: pc.Row, seed: int = 0,
     return chosen if r["kind"] == "code" else min(q, chosen)
 
 
-def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
-    """F1's level unless a candidate's spread beats it beyond noise (sign test, ALPHA)."""
+def sample_move(p: pc.Params, r: pc.Row, seed: int | str = 0,
+                subset: list[int] | None = None, code_documents: bool = True) -> float:
+    """F1's level unless a candidate's spread beats it beyond noise (sign test): on code
+    documents any q of the grid (unless ``code_documents`` is False: F1's level stays), on
+    text searched with code only a lower q. ``subset``: those queries of the sample only."""
     level, _ = pc.decide(p, r, True)
     data = runs_of(r["key"], seed)
-    if level == 1.0 or data is None:
+    code = r["kind"] == "code"
+    if level == 1.0 or data is None or (code and not code_documents):
         return level
     ids, _, meta = data
+    if subset is not None:
+        ids = ids[:, subset]
     unique = {q: unique_top1(ids[g]) for g, q in enumerate(meta["grid"])}
     return significant_move(unique, level, [q for q in meta["grid"] if q != level and (
-        r["kind"] == "code" or q < level)])
+        code or q < level)])
+
+
+def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
+    """V3: the sample may move q on code documents and lower it on text searched with
+    code."""
+    return sample_move(p, r, seed)
 
 
 Decider = Callable[[pc.Params, pc.Row, int], float]

@@ -21,13 +21,18 @@ from qidf_ctl.evaluation.recommend import guarded_choice
 from qidf_research import predictor_content as pc
 from qidf_research.paths import REPO
 from qidf_research.predictor_fit import ndcg_at, recovery
-from qidf_research.predictor_qpp import RESULTS, go_at_scale, language_means, mean_of, measured_row
+from qidf_research.predictor_qpp import (
+    RESULTS,
+    go_at_scale,
+    language_means,
+    mean_of,
+    measured_row,
+    sample_move,
+)
 from qidf_research.qpp_criteria import (
     YARDSTICK,
     ndcg_per_query,
     runs_of,
-    significant_move,
-    unique_top1,
 )
 
 OUT = REPO / "benchmarks" / "retrieval" / "qpp-halves.json"
@@ -39,16 +44,7 @@ def decide_v5(p: pc.Params, r: pc.Row, seed: int | str = 0,
               subset: list[int] | None = None) -> float:
     """F1, except on text searched with code, where the sample may lower q_q by V3's test
     (``subset``: those queries of the sample only)."""
-    level, _ = pc.decide(p, r, True)
-    data = runs_of(r["key"], seed)
-    if level == 1.0 or data is None or pc.side(r["stats"]["src_code_like_share"],
-                                               p["t_c"]) != "text":
-        return level
-    ids, _, meta = data
-    if subset is not None:
-        ids = ids[:, subset]
-    unique = {q: unique_top1(ids[g]) for g, q in enumerate(meta["grid"])}
-    return significant_move(unique, level, [q for q in meta["grid"] if q < level])
+    return sample_move(p, r, seed, subset, code_documents=False)
 
 
 def halves(n: int) -> tuple[list[int], list[int]]:
