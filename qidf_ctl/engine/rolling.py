@@ -82,8 +82,7 @@ def _drain(url: str, spec: NodeSpec, progress: Progress) -> dict[str, int]:
     if quiet_polls < 2:
         progress(f"node {spec.name} still had searches after {DRAIN_TIMEOUT_S}s "
                  f"({', '.join(f'{k} {v}' for k, v in busy.items())}); stopping it")
-        return busy
-    return {}
+    return busy
 
 
 def _wait_health(url: str, status: str, timeout_s: int) -> None:
