@@ -12,13 +12,13 @@ from __future__ import annotations
 import binascii
 import os
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlunsplit
 
 from qidf_ctl.cluster import secrets
-from qidf_ctl.cluster.proxies import proxy_for, split_http_url
-from qidf_ctl.cluster.redact import redact, register_secret
+from qidf_ctl.cluster.proxies import proxy_for
+from qidf_ctl.cluster.redact import redact
 from qidf_ctl.cluster.sigv4 import SERVICES
 from qidf_ctl.cluster.tls import check_file, normalise_fingerprint
+from qidf_ctl.cluster.url import parse_url
 from qidf_ctl.errors import UsageError
 
 DEFAULT_URL = "http://127.0.0.1:9200"
@@ -63,22 +63,10 @@ def cloud_id_url(cloud_id: str) -> str:
 
 
 def _check_url(url: str) -> tuple[str, str | None, str | None]:
-    """``url`` without user:password (returned apart, percent-decoded); else a usage error
-    that never echoes the credentials."""
-    parts = split_http_url(url)
-    if parts is None:
-        raise UsageError(
-            f"--url must look like http(s)://host:port, got {redact(url)!r} (put a password "
-            "with '#', '/' or '@' in --password-file, not in the URL)")
-    user = unquote(parts.username) if parts.username else None
-    password = unquote(parts.password) if parts.password else None
-    register_secret(password)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        host = f"[{host}]" if ":" in host else host  # IPv6
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-    return url.rstrip("/"), user, password
+    """``url`` canonical and without user:password (returned apart, percent-decoded); else
+    a usage error that never echoes the credentials."""
+    parsed = parse_url(url, "--url")
+    return parsed.url, parsed.username, parsed.password
 
 
 def _number(value: str | float | int | None, option: str, kind: type, low: float,

@@ -9,33 +9,23 @@ upper case, ``NO_PROXY`` exempting hosts), and hands the result to the client ex
 from __future__ import annotations
 
 import urllib.request
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import quote, urlsplit
 
-from qidf_ctl.cluster.redact import register_secret
-from qidf_ctl.errors import UsageError
+from qidf_ctl.cluster.url import parse_url
 
 NO_PROXY_VALUES = ("", "none", "direct")
 
 
-def split_http_url(url: str) -> SplitResult | None:
-    """``url`` split, if it is http(s)://host[:port]...; None otherwise (a port that is no
-    port included). Never raises: the caller words the error, without echoing secrets."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no port
-    except ValueError:
-        return None
-    return parts if parts.scheme in ("http", "https") and parts.hostname else None
-
-
 def check_proxy(proxy: str) -> str:
-    """A proxy URL qidf can use: http(s)://host:port (its password is registered secret)."""
-    parts = split_http_url(proxy)
-    if parts is None:
-        raise UsageError("--proxy (or HTTPS_PROXY / HTTP_PROXY) must look like "
-                         "http://host:port")
-    register_secret(parts.password)
-    return proxy.rstrip("/")
+    """A proxy URL qidf can use: http(s)://host:port, parsed as strictly as a cluster URL
+    (its password is registered secret; the canonical URL keeps it for the client)."""
+    parsed = parse_url(proxy, "--proxy (or HTTPS_PROXY / HTTP_PROXY)")
+    if parsed.username is None:
+        return parsed.url
+    netloc_user = quote(parsed.username, safe="")
+    netloc_password = f":{quote(parsed.password, safe='')}" if parsed.password else ""
+    scheme, rest = parsed.url.split("://", 1)
+    return f"{scheme}://{netloc_user}{netloc_password}@{rest}"
 
 
 def proxy_for(url: str, explicit: str | None = None) -> str | None:

@@ -151,3 +151,20 @@ def test_missing_eval_packages_name_the_package(without, package, pip_name):
         else:
             tokens.counter("cl100k")
     tokens._cl100k.cache_clear()
+
+
+@pytest.mark.parametrize("command", ["show idx", "apply idx --q 0.3", "revert idx",
+                                     "stats idx", "predict idx"])
+@pytest.mark.parametrize("url", ["http://127.0.0.1:0", "https://127.0.0.1:0",
+                                 "http://127.0.0.1", "http://user:Zq pa#ss@127.0.0.1:9511"])
+def test_a_url_that_names_no_usable_port_reaches_no_cluster(command, url, capsys, monkeypatch):
+    """The client would send port 0 to 9200 (or 443): qidf refuses before any request."""
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a socket was opened")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    code, out, err = run([*command.split(), "--url", url], capsys, monkeypatch)
+    _one_line(code, out, err)
+    assert code == 2 and "Zq" not in out + err
