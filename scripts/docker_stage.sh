@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI stage: the Docker demo, run for real (docs/docker.md).
+# CI stage: the Docker demo, run for real (docs/how-to/docker.md).
 #
 #   scripts/docker_stage.sh
 #

@@ -31,7 +31,7 @@ from qidf_ctl.formula import IdfForm
 ENV_FILE = "QIDF_FILE"
 FileOpt = Annotated[str, typer.Option(
     "--file", "-f", envvar=ENV_FILE, show_envvar=True,
-    help="Desired-state file (see docs/gitops.md).")]
+    help="Desired-state file (see docs/how-to/gitops.md).")]
 
 
 def _print(text: str) -> None:

@@ -33,7 +33,8 @@ MaxQueries = Annotated[int | None, typer.Option(
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the query sample and bootstrap.")]
 QueryTimeOpt = Annotated[bool, typer.Option(
     "--query-time", help="Build q-log into each query (boosted term clauses) instead of "
-    "installing it: the index is not changed, search privileges suffice (docs/query-time.md).")]
+    "installing it: the index is not changed, search privileges suffice "
+    "(docs/how-to/query-time.md).")]
 
 
 @app.command("eval")

@@ -1,7 +1,7 @@
 """The one place that turns ``ConnectionSettings`` into a client object (opensearch-py or
 elasticsearch-py), for the CLI and the Python API alike.
 
-Choices, each for a reason found against real nodes (``docs/managed.md``):
+Choices, each for a reason found against real nodes (``docs/how-to/managed.md``):
 - urllib3 connections by default: certificate pinning works there (opensearch-py's requests
   connection silently ignores it) and no ``REQUESTS_CA_BUNDLE`` overrides ``--ca-certs``;
 - with a proxy, the requests connections (the only ones that speak to an HTTP proxy), with

@@ -2,7 +2,7 @@
 
 An index's similarity changes only on a closed index (``--strategy close``) or on a clone
 (``--strategy clone``). OpenSearch Serverless offers neither ``_close`` nor ``_clone`` (its
-API is a documented subset: ``docs/managed.md``), and some clusters set
+API is a documented subset: ``docs/how-to/managed.md``), and some clusters set
 ``cluster.indices.close.enable: false``. Both are reported in one line, with what to do
 instead, before the first write.
 """

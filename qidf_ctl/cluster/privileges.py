@@ -24,7 +24,7 @@ _OPENSEARCH = re.compile(r"no permissions for \[(.*?)\] and User \[name=([^,\]]*
 _ELASTIC = re.compile(r"action \[([^\]]+)\] is unauthorized for (?:user|API key id) \[([^\]]*)\]")
 _ES_INDICES = re.compile(r"on indices \[([^\]]*)\]")
 _ES_GRANTED = re.compile(r"granted by the (cluster|index) privileges \[([^\]]*)\]")
-DOCS = "docs/privileges.md"
+DOCS = "docs/how-to/privileges.md"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The privileges qidf needs, as data: the roles ``docs/privileges.md`` publishes, the test
+"""The privileges qidf needs, as data: the roles ``docs/how-to/privileges.md`` publishes, the test
 fixture grants, and error messages quote when a privilege is missing.
 
 The OpenSearch action names were found against a real OpenSearch 2.19.1 with the security
@@ -80,7 +80,7 @@ SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/mget")
 SEARCH_INDEX = ("indices:data/read/search", "indices:data/read/get",
                 "indices:data/read/mget[shard]")
-# ``qidf search`` (query-time q-log, docs/query-time.md): read actions only, no settings.
+# ``qidf search`` (query-time q-log, docs/how-to/query-time.md): read actions only, no settings.
 QUERY_TIME_CLUSTER = ("cluster:monitor/main",)  # GET /  (engine and version)
 QUERY_TIME_INDEX = (
     "indices:data/read/search",        # the query; the shard count; index-wide df (filters)

@@ -244,7 +244,7 @@ def load(path: str | Path) -> DesiredState:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise NotFoundError(f"desired-state file {str(file)!r} not found: write one (see "
-                            "docs/gitops.md) or give its path with -f") from None
+                            "docs/how-to/gitops.md) or give its path with -f") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {str(file)!r}: {exc}") from None
     return parse(text, str(file), file.resolve().parent)

@@ -1,5 +1,5 @@
 """The keys of ``qidf.toml``, declared once: the loader validates against them and the
-reference in ``docs/gitops.md`` is generated from them, so the two cannot disagree.
+reference in ``docs/how-to/gitops.md`` is generated from them, so the two cannot disagree.
 
 Regenerate the reference with
 ``python -c "import qidf_ctl.desired as d; print(d.reference_markdown(), end='')"``; a unit

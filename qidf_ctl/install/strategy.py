@@ -17,7 +17,7 @@ class Strategy(str, Enum):
     CLONE = "clone"
 
 
-# One line each for --help and docs/apply-safety.md: outage, disk, time, writes.
+# One line each for --help and docs/explanation/apply-safety.md: outage, disk, time, writes.
 COSTS = {
     Strategy.CLOSE: "close the index, update, reopen: searches and writes fail while it is "
                     "closed (the printed window: one close and one open, longer when replicas "

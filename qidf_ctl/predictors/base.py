@@ -31,9 +31,9 @@ Q_MIN = 0.05
 Q_MAX = 1.0
 DEFAULT_PREDICTOR = "qidf-content"
 # Where q-log adds nothing, the peers benchmark found built-in settings that beat default
-# BM25 (tuned k1/b on prose): say where the numbers are (docs/peers.md).
+# BM25 (tuned k1/b on prose): say where the numbers are (docs/explanation/peers.md).
 BUILTIN_HINT = ("with judged queries, tuned k1/b or another built-in similarity can beat "
-                "default BM25 (docs/peers.md)")
+                "default BM25 (docs/explanation/peers.md)")
 
 
 def clip_q(q: float) -> float:

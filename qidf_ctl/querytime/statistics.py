@@ -13,7 +13,7 @@ Two scopes, because the engine scores with two different statistics:
   deleted documents are merged away.
 
 Default ``query_then_fetch`` on several shards scores each shard with its own df; one request
-carries one boost per term, so no statistics reproduce that exactly (``docs/query-time.md``).
+carries one boost per term, so no statistics reproduce that exactly (``docs/how-to/query-time.md``).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def _field_from_caps(cluster: Cluster, index: str, field: str | None) -> str:
         raise ClusterError(
             f"the field capabilities of {index!r} came back empty: these credentials may "
             "search but not read its fields; grant indices:data/read/field_caps and "
-            "indices:data/read/field_caps[index] (role qidf_query_time, docs/privileges.md)",
+            "indices:data/read/field_caps[index] (role qidf_query_time, docs/how-to/privileges.md)",
             status=403)
     fields = {}
     for name, kinds in sorted(caps.get("fields", {}).items()):

@@ -1,4 +1,4 @@
-"""docs/ci.md, run end to end: its qidf.toml and its shell job, taken from the page
+"""docs/tutorial/ci.md, run end to end: its qidf.toml and its shell job, taken from the page
 verbatim, against the real engine: a first pull request and merge, then an index drifted by
 hand and a template's write alias rolled over, then the next pull request and merge."""
 
@@ -21,7 +21,7 @@ from qidf_ctl.similarity import QlogParams
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "ci.md"
+DOC = ROOT / "docs" / "tutorial" / "ci.md"
 
 
 def _block(text: str, lang: str, starts: str = "") -> str:

@@ -2,7 +2,7 @@
 every in-sync case exit 0), plan then apply on a 20-index file changing exactly what plan
 printed, data streams, component templates and reproducible auto.
 
-The drift matrix and the 20-index numbers quoted in docs/gitops.md come from this file
+The drift matrix and the 20-index numbers quoted in docs/how-to/gitops.md come from this file
 (run it with -s to see them).
 """
 

@@ -204,13 +204,13 @@ def test_each_shipped_cell_names_its_predictor():
 
 
 def test_docs_page_shows_the_measured_table():
-    """docs/peers.md's table is peers.json's, row for row: no claim without its row."""
+    """docs/explanation/peers.md's table is peers.json's, row for row: no claim without its row."""
     peers = load_peers()
     if peers is None:
         pytest.skip("benchmarks/retrieval/peers.json not generated")
-    page = (Path(__file__).resolve().parents[2] / "docs" / "peers.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "explanation" / "peers.md").read_text()
     rows = docs_table(peers["corpora"])
     assert len(rows) == 2 + len(peers["corpora"])
     missing = [r for r in rows if r not in page.splitlines()]
-    assert not missing, "docs/peers.md is out of date (python -m qidf_research.peers.report):\n" \
-        + "\n".join(missing)
+    assert not missing, "docs/explanation/peers.md is out of date " \
+        "(python -m qidf_research.peers.report):\n" + "\n".join(missing)

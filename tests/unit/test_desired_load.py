@@ -74,15 +74,15 @@ def test_the_documented_example_parses(tmp_path):
 
 
 def test_the_example_in_the_docs_is_valid():
-    text = (ROOT / "docs" / "gitops.md").read_text()
+    text = (ROOT / "docs" / "how-to" / "gitops.md").read_text()
     block = text.split("```toml\n", 1)[1].split("```", 1)[0]
-    state = parse(block, "docs/gitops.md")
+    state = parse(block, "docs/how-to/gitops.md")
     assert len(state.targets) >= 4
 
 
 def test_reference_in_the_docs_is_generated_from_the_spec():
-    """docs/gitops.md holds the output of `python -m qidf_ctl.desired.spec` verbatim."""
-    assert reference_markdown() in (ROOT / "docs" / "gitops.md").read_text()
+    """docs/how-to/gitops.md holds the output of `python -m qidf_ctl.desired.spec` verbatim."""
+    assert reference_markdown() in (ROOT / "docs" / "how-to" / "gitops.md").read_text()
 
 
 def _error(text: str) -> str:

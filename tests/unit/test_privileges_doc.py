@@ -1,4 +1,4 @@
-"""docs/privileges.md shows exactly the roles qidf_ctl/cluster/roles.py defines (the data the
+"""docs/how-to/privileges.md shows exactly the roles qidf_ctl/cluster/roles.py defines (the data the
 secured test node grants and the error hints quote)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from qidf_ctl.cluster import roles
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "privileges.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "privileges.md"
 
 
 def _blocks() -> list[dict]:

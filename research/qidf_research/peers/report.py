@@ -165,8 +165,9 @@ def main_table(corpora: dict[str, Any]) -> list[str]:
 
 
 def docs_table(corpora: dict[str, Any]) -> list[str]:
-    """The table docs/peers.md shows (a test keeps the page equal to peers.json): per corpus,
-    the best built-in family against q-log tuned and the shipped default, held out."""
+    """The table docs/explanation/peers.md shows (a test keeps the page equal to peers.json):
+    per corpus, the best built-in family against q-log tuned and the shipped default, held
+    out."""
     def d(c: dict[str, Any], name: str) -> str:
         x = c["comparisons"].get(name)
         return "—" if not x else f"{x['delta']:+.4f} (p {_p(x['p_value'])})"
@@ -307,7 +308,7 @@ def render_peers(data: dict[str, Any]) -> list[str]:
 
 
 def main() -> None:
-    """Print the table of docs/peers.md: python -m qidf_research.peers.report"""
+    """Print the table of docs/explanation/peers.md: python -m qidf_research.peers.report"""
     from qidf_research.bench_report import load_peers
 
     print("\n".join(docs_table((load_peers() or {}).get("corpora") or {})))

@@ -35,8 +35,8 @@ def test_clone_apply_and_revert_fail_no_search(cluster3, load_index, urls, go_ta
     """Swaps of a name that is already an alias fail no search. The first clone of an index
     that clients name directly turns the name into an alias (``remove_index`` in the same
     ``_aliases`` call), which the engine does by deleting the index under searches in flight:
-    a documented cost of that first conversion (docs/apply-safety.md), made here before the
-    load starts."""
+    a documented cost of that first conversion (docs/explanation/apply-safety.md), made here
+    before the load starts."""
     clone = install.Strategy.CLONE
     before = _similarity(cluster3, load_index)
     if cluster3.resolve_index(load_index) == load_index:  # still a concrete index

@@ -1,6 +1,6 @@
 """A real secured cluster for the session: OpenSearch 2.19.1 with the security plugin
 2.19.1.0, both from Maven Central, TLS from a CA made for the session, and users whose roles
-hold exactly what docs/privileges.md documents (qidf_ctl/cluster/roles.py).
+hold exactly what docs/how-to/privileges.md documents (qidf_ctl/cluster/roles.py).
 
 Started once (``qidf_ctl.engine.security.start``, the code behind ``qidf engine start
 --security``) on ``QIDF_TEST_SECURED_PORT`` (default 9260) in a fresh node folder, and

@@ -1,5 +1,5 @@
 """Least privilege on the real security plugin: every command as a user whose role holds only
-what docs/privileges.md documents; a missing privilege named in one line with the role JSON
+what docs/how-to/privileges.md documents; a missing privilege named in one line with the role JSON
 that grants it, and that JSON, granted, is what makes the command work."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _grant(admin, hint: str) -> None:
 def test_following_the_hints_grows_exactly_a_documented_role(secured, no_proxy_env, capsys,
                                                              monkeypatch):
     """Starting from an empty role, run `qidf show` and grant what each refusal names:
-    the command succeeds, and every action granted is one docs/privileges.md lists."""
+    the command succeeds, and every action granted is one docs/how-to/privileges.md lists."""
     fast_cli.install(monkeypatch)
     admin = secured.cluster("admin")
     for _ in range(12):

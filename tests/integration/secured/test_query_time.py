@@ -1,5 +1,5 @@
 """A user who holds only read actions gets q-log results from ``qidf search``, on the real
-security plugin: the role is ``qidf_query_time`` (docs/privileges.md), which cannot read the
+security plugin: the role is ``qidf_query_time`` (docs/how-to/privileges.md), which cannot read the
 index's settings or mapping, run ``_analyze`` or change anything. The hits equal an admin's,
 whose run also checked that the field scores with built-in BM25."""
 
