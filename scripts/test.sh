@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One command for every test: lint, unit tests, the Java plugin's tests, and the integration
-# tests against a real OpenSearch node that the test session starts (port 9250) and stops.
+# One command for every test: lint, the docs site (strict), unit tests, the Java plugin's
+# tests, and the integration tests against a real OpenSearch node that the test session
+# starts (port 9250) and stops.
 #   ./scripts/test.sh            (extra arguments go to pytest, e.g. -k parity)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
@@ -9,6 +10,8 @@ cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/ruff" check .
 "$QIDF_VENV/bin/mypy" qidf_ctl research/qidf_research
+echo "== docs site: mkdocs --strict (about 10 s)" >&2
+bash scripts/docs.sh
 echo "== Java plugin: unit tests and build (OpenSearch ${QIDF_ENGINE_VERSION:-2.19.6})" >&2
 QIDF_PLUGIN_ZIP="$(scripts/build_plugin.sh "${QIDF_ENGINE_VERSION:-2.19.6}" | tail -n 1)"
 export QIDF_PLUGIN_ZIP

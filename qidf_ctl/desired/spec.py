@@ -1,9 +1,8 @@
-"""The keys of ``qidf.toml``, declared once: the loader validates against them and the
-reference in ``docs/how-to/gitops.md`` is generated from them, so the two cannot disagree.
+"""The keys of ``qidf.toml``, declared once: the loader validates against them and the docs
+site renders its reference page (``docs/reference/qidf-toml.md``) from them when it is built,
+so the two cannot disagree.
 
-Regenerate the reference with
-``python -c "import qidf_ctl.desired as d; print(d.reference_markdown(), end='')"``; a unit
-test fails when the document is out of date.
+The same tables: ``python -c "import qidf_ctl.desired as d; print(d.reference_markdown())"``.
 """
 
 from __future__ import annotations
