@@ -1,6 +1,7 @@
-"""Every relative link in README.md reaches a file of the repository, and every #anchor a
-heading of that file: the README is not part of the docs site, so the site's strict build
-does not check it (it checks the pages under docs/)."""
+"""What the docs site's strict build cannot see: README.md is not part of the site, so every
+relative link in it must reach a file of the repository and every #anchor a heading of that
+file; and a docs page named as a path in code, scripts or pages (an error message's hint, a
+docstring) must exist, so that a moved page leaves no message pointing nowhere."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+DOCS_PATH = re.compile(r"(?<![\w./-])docs/[\w./-]+?\.md\b")  # not a URL's /docs/
+# Where a docs path can be named; CHANGELOG.md and the benchmarks' JSON keep the paths of
+# their time.
+NAMING = ("qidf_ctl/**/*.py", "research/qidf_research/**/*.py", "scripts/**/*", "tests/**/*.py",
+          "docker/*", "docs/**/*.md", "benchmarks/*/*.md", "README.md", "plugin-java/README.md")
 
 
 def github_anchor(heading: str) -> str:
@@ -49,3 +55,16 @@ def test_every_relative_link_in_the_readme_resolves():
                 and parts.fragment not in anchors(target.read_text()):
             broken.append(f"{url}: no heading #{parts.fragment} in {parts.path}")
     assert broken == []
+
+
+def test_every_docs_page_named_in_the_code_exists():
+    named: dict[str, set[str]] = {}
+    for pattern in NAMING:
+        for path in ROOT.glob(pattern):
+            if path.is_file() and path.suffix not in (".png", ".gz", ".zip"):
+                for found in DOCS_PATH.findall(path.read_text(errors="replace")):
+                    named.setdefault(found, set()).add(str(path.relative_to(ROOT)))
+    naming_modules = {w for where in named.values() for w in where if w.startswith("qidf_ctl/")}
+    assert len(naming_modules) >= 5  # product messages and docstrings name docs pages
+    missing = {p: sorted(where) for p, where in named.items() if not (ROOT / p).is_file()}
+    assert missing == {}
