@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
-DOCS_PATH = re.compile(r"(?<![\w./-])docs/[\w./-]+?\.md\b")  # not a URL's /docs/
+DOCS_PATH = re.compile(r"(?<![\w./-])docs/\w[\w./-]*?\.md\b")  # not a URL's /docs/
 # Where a docs path can be named; CHANGELOG.md and the benchmarks' JSON keep the paths of
 # their time.
 NAMING = ("qidf_ctl/**/*.py", "research/qidf_research/**/*.py", "scripts/**/*", "tests/**/*.py",
