@@ -186,7 +186,7 @@ def report_change(result: install.ChangeResult, json_out: bool) -> None:
         out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (403 "
                   "cluster_block_exception: clients must retry them); searches kept working",
                   markup=False)
-    if result.dry_run:
+    if result.dry_run and result.action != "none":  # "none": --q auto decided to change nothing
         out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
 
 

@@ -64,8 +64,8 @@ class _Reader:
             or (isinstance(raw, str) and raw.strip().lower() == "auto"),
         }.get(kind, False)
         if not ok:
-            raise self.fail(where, f"{key.name} must be a {key.type_name.replace('`', '')}, "
-                            f"got {raw!r}")
+            kind_text = key.type_name.replace("`", "").replace(" \\| ", " or ")  # markdown
+            raise self.fail(where, f"{key.name} must be a {kind_text}, got {raw!r}")
         if kind == "number" and not math.isfinite(raw):
             raise self.fail(where, f"{key.name} must be finite, got {raw!r}")
         if key.choices and raw not in key.choices:
