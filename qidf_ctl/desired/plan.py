@@ -131,10 +131,18 @@ class _Planner:
                                     "measure it; open it first")
             from qidf_ctl.predictors import predict_for_index
 
-            prediction = predict_for_index(cluster, state.index, sim.field, sim.sample,
-                                           predictor=sim.predictor or "",
-                                           query_kind=sim.queries_are,
-                                           progress=self.progress, bar=self.bar)
+            try:
+                prediction = predict_for_index(cluster, state.index, sim.field, sim.sample,
+                                               predictor=sim.predictor or "",
+                                               query_kind=sim.queries_are,
+                                               progress=self.progress, bar=self.bar)
+            except ClusterError as exc:
+                if self.measure or exc.status not in (401, 403):
+                    raise
+                item = self._unmeasured(item, state, sim, mode, legacy)
+                item.reason += (" (q not decided: these credentials cannot read the index's "
+                                f"statistics: {exc})")
+                return item
             extra = prediction.record()
             item.prediction = extra["prediction"]
             if prediction.q == BM25_STAYS:

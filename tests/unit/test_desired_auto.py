@@ -186,3 +186,19 @@ def test_queries_are_in_defaults_serves_the_auto_targets_only():
     auto, fixed = (t.similarity for t in state.targets)
     assert (auto.queries_are, fixed.queries_are) == ("code", None)
     assert auto.describe().startswith("q=auto (qidf-content) queries_are=code ")
+
+
+def test_check_without_read_privileges_reports_drift_as_before(fake, monkeypatch):
+    from qidf_ctl.errors import ClusterError
+
+    def forbidden(*args, **kwargs):
+        raise ClusterError("security_exception: no permissions for [indices:data/read/mtv]",
+                           status=403)
+
+    monkeypatch.setattr("qidf_ctl.predictors.predict_for_index", forbidden)
+    report = check(parse(AUTO, "qidf.toml"), conns(fake))
+    assert report.exit_code == 3 and report.drift[0]["reason"].startswith(
+        "has built-in default similarity (BM25), not q-log (q not decided: these credentials "
+        "cannot read the index's statistics: security_exception")
+    with pytest.raises(ClusterError):  # plan must decide: the error is its answer
+        make_plan(parse(AUTO, "qidf.toml"), conns(fake))
