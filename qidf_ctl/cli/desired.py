@@ -11,7 +11,16 @@ import typer
 
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
-from qidf_ctl.cli.options import K1, B, ClusterOptions, Form, Json, ModeOpt, with_cluster
+from qidf_ctl.cli.options import (
+    K1,
+    B,
+    ClusterOptions,
+    Form,
+    Json,
+    ModeOpt,
+    QueriesAre,
+    with_cluster,
+)
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
 from qidf_ctl.desired import (
     DEFAULT_FILE,
@@ -89,6 +98,7 @@ def check_cmd(
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,
     mode: ModeOpt = "auto",
+    queries_are: QueriesAre = None,
     json_out: Json = False,
 ) -> None:
     """Exit 0 when the cluster is as the file says, 3 on drift; read-only.
@@ -105,9 +115,13 @@ def check_cmd(
             raise UsageError("give --q with INDEX (or check a file with -f)")
         values: dict[str, Any] = {"q": q if q.strip().lower() == "auto" else _number(q),
                                   "predictor": predictor, "k1": _number(k1), "b": _number(b),
-                                  "form": form, "mode": mode}
+                                  "form": form, "mode": mode,
+                                  "queries_are": queries_are.value if queries_are else None}
         state = one_index(index, values)
     else:
+        if queries_are is not None:
+            raise UsageError("--queries-are is read only with INDEX and --q auto: in a file, "
+                             "a target's queries_are key says it")
         state = load(file)
     conns = Connections(state.profiles, fallback=conn.settings)
     with step_status(quiet=json_out) as progress:

@@ -17,6 +17,7 @@ import typer
 
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.cluster.connection import ENV
+from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import QlogParams
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -139,6 +140,12 @@ Form = Annotated[str, typer.Option(
 ModeOpt = Annotated[str, typer.Option(
     "--mode", help="auto (the plugin when every data node has it, else Painless), script or "
     "plugin.")]
+QueriesAre = Annotated[QueryKind | None, typer.Option(
+    "--queries-are", case_sensitive=False, help="What the index is searched with, when you "
+    "know it and have no query sample: `code` (a function's code, a stack trace) or `text`. "
+    "A text field searched with code then gets q-log, one searched with text keeps BM25 "
+    "without calling it ambiguous. With --queries, the sample decides and a kind it "
+    "contradicts is named in the reason. Recorded with the decision.")]
 
 
 def params_from_options(q: str, k1: str, b: str, form: str) -> QlogParams:

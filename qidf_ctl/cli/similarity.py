@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -19,13 +19,17 @@ from qidf_ctl.cli.options import (
     IndexArg,
     Json,
     ModeOpt,
+    QueriesAre,
     params_from_options,
     with_cluster,
 )
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
 from qidf_ctl.cli.sharding import sharding_warning
 from qidf_ctl.formula import IdfForm
+from qidf_ctl.install.auto import BM25_STAYS
 from qidf_ctl.install.mode import check_mode
+from qidf_ctl.predictors import QueryKind
+from qidf_ctl.similarity import Mode, QlogParams
 
 DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
 StrategyOpt = Annotated[install.Strategy, typer.Option(
@@ -43,7 +47,9 @@ def apply_cmd(
     index: Annotated[str | None, typer.Argument(
         help="Index (or alias to one index); omitted with -f.")] = None,
     q: Annotated[str | None, typer.Option(
-        "--q", help="q in [0, 2]; 1 is plain BM25; `auto` predicts it from the index.")] = None,
+        "--q", help="q in [0, 2], installed as given (`--q 1` installs q-log at q = 1: BM25's "
+        "ranking through qidf's similarity; `qidf revert` goes back to the built-in one); "
+        "`auto` decides q from the index, and a decision of q = 1 changes nothing.")] = None,
     k1: K1 = "1.2",
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,
@@ -57,6 +63,7 @@ def apply_cmd(
     queries: Annotated[str | None, typer.Option(
         "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
         "predict --queries` reads it.")] = None,
+    queries_are: QueriesAre = None,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
@@ -65,46 +72,77 @@ def apply_cmd(
     """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:
     searches keep working).
 
-    `--q auto` predicts q from the index's own statistics (see `qidf predict`; with
-    `--queries FILE`, from a query sample too) and records them next to the previous
-    settings. An interrupted earlier apply or revert on the index is finished or rolled back
-    first.
+    `--q auto` decides q from the index's own statistics (see `qidf predict`; with `--queries
+    FILE`, from a query sample too; with `--queries-are code|text`, from what you state) and
+    records them next to the previous settings. A decision of q = 1 (BM25 stays) changes
+    nothing: an index qidf never changed is left exactly as it is (one line says so, exit
+    0), and one qidf changed earlier is reverted to its previous similarity, as `qidf
+    revert` does. An interrupted earlier apply or revert on the index is finished or rolled
+    back first.
 
     Example: qidf apply code-search --q 0.3 --strategy clone
     """
     from qidf_ctl.errors import UsageError
 
     if file is not None or index is None or q is None:  # -f: the desired-state file
-        if queries:
-            raise UsageError("--queries is read only with one index and --q auto: drop it "
-                             "with -f")
+        for given, flag in ((queries, "--queries"), (queries_are, "--queries-are")):
+            if given:
+                raise UsageError(f"{flag} is read only with one index and --q auto: drop it "
+                                 "with -f (a target's queries_are key says it there)")
         return apply_file(file, index=index, q=q, conn=conn, dry_run=dry_run, json_out=json_out)
+    auto = q.strip().lower() == "auto"
+    for given, flag in ((queries, "--queries"), (queries_are, "--queries-are")):
+        if given and not auto:
+            raise UsageError(f"{flag} is read only with --q auto: drop it or use --q auto")
+    params = params_from_options("1" if auto else q, k1, b, form)
+    check_mode(mode)
+    if auto:
+        return _apply_auto(conn, index, params, mode=mode, field=field, strategy=strategy,
+                           allow_hidden=allow_hidden, dry_run=dry_run, queries=queries,
+                           queries_are=queries_are, json_out=json_out)
+    cluster = conn.connect()
+    chosen, reason = install.choose_mode(cluster, mode)
+    with step_status(quiet=json_out) as progress:
+        result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
+                               field_name=field, dry_run=dry_run, progress=progress,
+                               allow_hidden=allow_hidden)
+    result.mode_reason = reason
+    if not json_out:
+        err.print(f"mode: {reason}", markup=False)
+        if params.q == 1.0 and result.changed:
+            err.print("note: --q 1 installs q-log at q = 1 (BM25's ranking through qidf's "
+                      f"similarity); `qidf revert {index}` goes back to the built-in one",
+                      markup=False)
+    report_change(result, json_out)
+
+
+def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: str,
+                field: str | None, strategy: install.Strategy, allow_hidden: bool,
+                dry_run: bool, queries: str | None, queries_are: QueryKind | None,
+                json_out: bool) -> None:
+    """`apply --q auto`: decide, then install (q < 1) or change nothing / revert (q = 1)."""
     from qidf_ctl.predictors import predict_for_index
     from qidf_ctl.stats.query_sample import query_sample
 
-    auto = q.strip().lower() == "auto"
-    if queries and not auto:
-        raise UsageError("--queries is read only with --q auto: drop it or use --q auto")
     sampled = query_sample(queries) if queries else None
-    params = params_from_options("1" if auto else q, k1, b, form)
-    check_mode(mode)
     cluster = conn.connect()
-    chosen, reason = install.choose_mode(cluster, mode)
-    extra: dict[str, Any] = {}
-    if auto:
-        with step_status(quiet=json_out) as progress:
-            prediction = predict_for_index(cluster, index, field, queries=sampled,
-                                           progress=progress, bar=bars(json_out))
-        params = params_from_options(str(prediction.q), k1, b, form)
-        extra = prediction.record()
+    with step_status(quiet=json_out) as progress:
+        prediction = predict_for_index(cluster, index, field, queries=sampled,
+                                       query_kind=queries_are, progress=progress,
+                                       bar=bars(json_out))
+    decided = QlogParams(prediction.q, params.k1, params.b, params.form)
+    chosen, reason = Mode.SCRIPT, ""
+    if decided.q != BM25_STAYS:  # only an install needs to know the nodes
+        chosen, reason = install.choose_mode(cluster, mode)
         if not json_out:
             err.print(f"q auto: {prediction.reason}", markup=False)
     with step_status(quiet=json_out) as progress:
-        result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
-                               field_name=field, dry_run=dry_run, extra_record=extra,
-                               progress=progress, allow_hidden=allow_hidden)
+        result = install.apply_auto(cluster, index, decided, decision=prediction.record(),
+                                    mode=chosen, strategy=strategy, field_name=field,
+                                    dry_run=dry_run, progress=progress,
+                                    allow_hidden=allow_hidden)
     result.mode_reason = reason
-    if not json_out:
+    if reason and not json_out:
         err.print(f"mode: {reason}", markup=False)
     report_change(result, json_out)
 
@@ -148,7 +186,7 @@ def report_change(result: install.ChangeResult, json_out: bool) -> None:
         out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (403 "
                   "cluster_block_exception: clients must retry them); searches kept working",
                   markup=False)
-    if result.dry_run:
+    if result.dry_run and result.action != "none":  # "none": --q auto decided to change nothing
         out.print(json.dumps({"settings update": result.settings_body}, indent=2), markup=False)
 
 

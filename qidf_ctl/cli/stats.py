@@ -17,7 +17,7 @@ from qidf_ctl import predictors as predict
 from qidf_ctl import stats
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
-from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
+from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, QueriesAre, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
 from qidf_ctl.cli.recover import warn_if_interrupted
 from qidf_ctl.cli.sharding import sharding_warning
@@ -94,19 +94,20 @@ def predict_cmd(
     exact: Exact = False,
     predictor: PredictorOpt = predict.DEFAULT_PREDICTOR,
     queries: QueriesOpt = None,
+    queries_are: QueriesAre = None,
     json_out: Json = False,
 ) -> None:
     """Predict q for an index from its own statistics, without relevance labels.
 
     Example: qidf predict code-search --field text --queries queries.jsonl
     """
-    predict.get(predictor)
+    predict.check_query_kind(predictor, queries_are)
     sampled = query_sample(queries, seed=seed) if queries else None
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
                                        predictor=predictor, queries=sampled,
-                                       bar=bars(json_out))
+                                       query_kind=queries_are, bar=bars(json_out))
     warning = sharding_warning(describe_index(cluster, result.index).shards)
     if json_out:
         emit_json({**result.as_dict(), "sharding_warning": warning})
@@ -125,7 +126,11 @@ def predict_cmd(
         out.print(f"  {e['name']} = {value}{ci}  [{key}: {e['definition']}]", markup=False)
     if result.ambiguous:
         out.print("the evidence is ambiguous: BM25 is kept (q = 1)", markup=False)
-    out.print(f"to use it: qidf apply {result.index} --q {result.q:.2f}", markup=False)
+    if result.q < predict.Q_MAX:
+        out.print(f"to use it: qidf apply {result.index} --q {result.q:.2f}", markup=False)
+    else:
+        out.print("BM25 stays: nothing to install (`qidf apply --q auto` leaves an index qidf "
+                  "never changed as it is, and reverts one it changed)", markup=False)
 
 
 def _n(x: float) -> str:

@@ -87,7 +87,9 @@ def drift_of(plan: Plan, conns: Connections) -> list[dict[str, Any]]:
 
 def check(state: DesiredState, conns: Connections, *, progress: Progress = quiet
           ) -> CheckReport:
-    """Compare the cluster with ``state``; changes nothing and predicts nothing."""
+    """Compare the cluster with ``state``; changes nothing. Predicts q only for ``auto``
+    targets on open indices qidf never changed (a decision of q = 1 leaves them as they are,
+    so only the decision tells whether they are in sync); read privileges suffice."""
     plan = make_plan(state, conns, measure=False, progress=progress)
     notes = list(plan.notes) + [f"{i.kind} {i.name}: {n}" for i in plan.items if not i.changes
                                 for n in i.notes]

@@ -3,8 +3,9 @@ and say which items changed, which failed, and which were not attempted.
 
 A saved plan is checked first: every item it would change must still be as the plan saw
 it (same fingerprint), or nothing is done. Each index change goes through
-``install.apply``, so it keeps that command's guarantees (validated on a scratch index
-before the index is touched, reopened whatever happens, previous settings recorded).
+``install.apply`` (a revert, where auto decided q = 1, through ``install.revert``), so it
+keeps that command's guarantees (validated on a scratch index before the index is touched,
+reopened whatever happens, previous settings recorded or restored).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from qidf_ctl.desired.connections import Connections
 from qidf_ctl.desired.items import (
     DATA_STREAM,
     INDEX,
+    REVERT,
     ROLLOVER,
     Plan,
     PlanItem,
@@ -79,6 +81,11 @@ def verify(plan: Plan, conns: Connections) -> None:
 
 def _apply_item(conns: Connections, item: PlanItem, progress: Progress) -> dict[str, Any]:
     cluster = conns.get(item.cluster)
+    if item.action == REVERT:  # auto decided q = 1 on an index qidf changed
+        result = install.revert(cluster, item.name, progress=progress,
+                                strategy=install.Strategy(item.strategy))
+        return {**result.as_dict(), "kind": item.kind, "name": item.name,
+                "decision": item.prediction}
     params = item.qlog_params()
     mode = Mode(item.mode)
     legacy = cluster.engine.default_is_legacy_bm25

@@ -18,6 +18,7 @@ from qidf_ctl.similarity import QlogParams
 INDEX = "index"
 DATA_STREAM = "data_stream"
 NONE, UPDATE, CREATE, ROLLOVER = "none", "update", "create", "rollover"
+REVERT = "revert"  # an index back to the similarity it had before qidf (auto decided q = 1)
 PLAN_FORMAT = "qidf-plan/1"
 
 
@@ -34,13 +35,14 @@ class PlanItem:
     kind: str  # index, index_template, component_template, data_stream
     name: str
     target: str  # the file's target that reaches it
-    action: str  # none, update, create, rollover
+    action: str  # none, update, create, rollover, revert
     strategy: str  # close or clone for indices; none for templates and rollovers
     mode: str
     before: str
     after: str
     reason: str = ""  # why it changes; "" when in sync
-    params: dict[str, Any] | None = None  # what will be installed (None: auto, not measured)
+    params: dict[str, Any] | None = None  # what will be installed (None: auto not measured,
+    # or nothing installed: in sync at q = 1, or a revert)
     field: str | None = None
     settings_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     meta_diff: list[dict[str, Any]] = dataclasses.field(default_factory=list)

@@ -64,8 +64,8 @@ class _Reader:
             or (isinstance(raw, str) and raw.strip().lower() == "auto"),
         }.get(kind, False)
         if not ok:
-            raise self.fail(where, f"{key.name} must be a {key.type_name.replace('`', '')}, "
-                            f"got {raw!r}")
+            kind_text = key.type_name.replace("`", "").replace(" \\| ", " or ")  # markdown
+            raise self.fail(where, f"{key.name} must be a {kind_text}, got {raw!r}")
         if kind == "number" and not math.isfinite(raw):
             raise self.fail(where, f"{key.name} must be finite, got {raw!r}")
         if key.choices and raw not in key.choices:
@@ -148,6 +148,16 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
             get(predictor)
         except UsageError as exc:
             raise reader.fail(where, str(exc)) from None
+    if values.get("queries_are") is not None:
+        if not auto:
+            raise reader.fail(where, 'queries_are is read only with q = "auto": drop it, or '
+                              'write q = "auto"')
+        from qidf_ctl.predictors import check_query_kind
+
+        try:
+            check_query_kind(predictor or "", values["queries_are"])
+        except UsageError as exc:
+            raise reader.fail(where, str(exc)) from None
     if values.get("sample") is not None and values["sample"] < 1:
         raise reader.fail(where, f"sample must be >= 1, got {values['sample']}")
     similarity = Similarity(
@@ -155,7 +165,7 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
         k1=float(values.get("k1", 1.2)), b=float(values.get("b", 0.75)),
         form=values.get("form", "lucene"), mode=values.get("mode", "auto"),
         strategy=values.get("strategy", "close"), field=values.get("field"),
-        sample=values.get("sample"))
+        sample=values.get("sample"), queries_are=values.get("queries_are"))
     try:
         similarity.params(1.0 if auto else None)
     except InvalidParameter as exc:
@@ -180,6 +190,8 @@ def _target(reader: _Reader, number: int, raw: Any, defaults: dict[str, Any],
                   if not spec.SIMILARITY_BY_NAME[k].only_for
                   or kind in spec.SIMILARITY_BY_NAME[k].only_for}
     values = {**applicable, **own}
+    if "queries_are" not in own and not isinstance(values.get("q"), str):
+        values.pop("queries_are", None)  # a default statement serves the auto targets only
     cluster = values.get("cluster")
     if cluster is not None and cluster not in profiles:
         known = ", ".join(sorted(profiles)) or "none defined"

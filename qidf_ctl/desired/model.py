@@ -69,6 +69,7 @@ class Similarity:
     strategy: str = "close"
     field: str | None = None
     sample: int | None = None
+    queries_are: str | None = None  # auto: "code" or "text", stated in the file
 
     @property
     def auto(self) -> bool:
@@ -83,6 +84,8 @@ class Similarity:
 
     def describe(self) -> str:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
+        if self.queries_are:
+            q += f" queries_are={self.queries_are}"
         return f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode}"
 
     def as_dict(self) -> dict[str, Any]:

@@ -3,7 +3,9 @@ and how it gets there (close, clone, a template write, a rollover), before anyth
 
 A plan is self-contained: it records the q each ``auto`` target will get and the statistics
 it came from, and a fingerprint of each item's current state, so a saved plan applies
-exactly what was reviewed, or refuses when the cluster moved in between.
+exactly what was reviewed, or refuses when the cluster moved in between. An ``auto``
+decision of q = 1 plans no change on an index qidf never changed and a revert on one it
+changed (``install.auto``), as ``qidf apply INDEX --q auto`` does.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from qidf_ctl.desired.items import (
     DATA_STREAM,
     INDEX,
     NONE,
+    REVERT,
     ROLLOVER,
     UPDATE,
     Plan,
@@ -28,9 +31,10 @@ from qidf_ctl.desired.items import (
     fingerprint,
     index_fingerprint,
 )
-from qidf_ctl.desired.model import DesiredState, Target
+from qidf_ctl.desired.model import DesiredState, Similarity, Target
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
+from qidf_ctl.install.auto import BM25_STAYS, untouched
 from qidf_ctl.install.record import installed_record
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import (
@@ -93,9 +97,11 @@ class _Planner:
         have = state.installed
         installed = (state.record or {}).get("installed") or {}
         prediction = installed.get("prediction") or {}
-        if have.kind != "qlog" or have.params is None:
-            return False
+        if have.kind != "qlog" or have.params is None or have.params.q == BM25_STAYS:
+            return False  # q-log at q = 1 from an earlier auto: a q = 1 decision installs none
         if prediction.get("predictor") != sim.predictor or installed.get("q") != have.params.q:
+            return False
+        if prediction.get("query_kind") != sim.queries_are:
             return False
         if sim.field is not None and prediction.get("field") != sim.field:
             return False
@@ -116,26 +122,31 @@ class _Planner:
             if self._auto_in_sync(target, state, mode, legacy):
                 item.params = have.params.as_dict() if have.params else None
                 return item
-            if not self.measure:
-                q = have.params.q if have.kind == "qlog" and have.params else 1.0
-                item.action = UPDATE
-                item.after = f"q-log BM25 q=auto ({sim.predictor}), predicted when planned"
-                item.reason = (drift_reason(have, sim.params(q), mode)
-                               if have.kind != "qlog" or not same_settings(
-                                   state.similarity_flat,
-                                   flatten(similarity_value(sim.params(q), mode, legacy)))
-                               else f"has q {q:g}, not predicted by {sim.predictor}")
-                return item
+            # Only a decision tells whether an index qidf never changed is in sync (at q = 1
+            # it is, and stays untouched), so even check measures those.
+            if not self.measure and not (untouched(state) and state.status == "open"):
+                return self._unmeasured(item, state, sim, mode, legacy)
             if state.status != "open":
                 raise ConflictError(f"index {state.index!r} is closed: q = \"auto\" cannot "
                                     "measure it; open it first")
             from qidf_ctl.predictors import predict_for_index
 
-            prediction = predict_for_index(cluster, state.index, sim.field, sim.sample,
-                                           predictor=sim.predictor or "",
-                                           progress=self.progress, bar=self.bar)
+            try:
+                prediction = predict_for_index(cluster, state.index, sim.field, sim.sample,
+                                               predictor=sim.predictor or "",
+                                               query_kind=sim.queries_are,
+                                               progress=self.progress, bar=self.bar)
+            except ClusterError as exc:
+                if self.measure or exc.status not in (401, 403):
+                    raise
+                item = self._unmeasured(item, state, sim, mode, legacy)
+                item.reason += (" (q not decided: these credentials cannot read the index's "
+                                f"statistics: {exc})")
+                return item
             extra = prediction.record()
             item.prediction = extra["prediction"]
+            if prediction.q == BM25_STAYS:
+                return self._bm25_stays(item, state, prediction.reason)
             params = sim.params(prediction.q)
         else:
             params = sim.params()
@@ -157,6 +168,47 @@ class _Planner:
                               "refuse this index")
         if state.status != "open":
             item.notes.append("the index is closed: apply will refuse it (open it first)")
+        return item
+
+    @staticmethod
+    def _unmeasured(item: PlanItem, state: install.SimilarityState, sim: Similarity,
+                    mode: Mode, legacy: bool) -> PlanItem:
+        """check's answer for an auto target it does not measure: qidf changed the index,
+        not to what the pinned predictor chose."""
+        have = state.installed
+        q = have.params.q if have.kind == "qlog" and have.params else 1.0
+        item.action = UPDATE
+        item.after = f"q-log BM25 q=auto ({sim.predictor}), predicted when planned"
+        recorded = ((state.record or {}).get("installed") or {}).get("prediction") or {}
+        if have.kind == "qlog" and q == BM25_STAYS and recorded:
+            item.reason = ("has q-log q=1 from an earlier q = \"auto\": a decision of q = 1 "
+                           "now keeps the similarity the index had before qidf (plan decides "
+                           "again: revert, or a q below 1)")
+        elif have.kind != "qlog" or not same_settings(
+                state.similarity_flat, flatten(similarity_value(sim.params(q), mode, legacy))):
+            item.reason = drift_reason(have, sim.params(q), mode)
+        elif recorded.get("predictor") == sim.predictor and \
+                recorded.get("query_kind") != sim.queries_are:
+            item.reason = (f"has q {q:g} decided with queries_are = "
+                           f"{recorded.get('query_kind')!r}, not {sim.queries_are!r}")
+        else:
+            item.reason = f"has q {q:g}, not predicted by {sim.predictor}"
+        return item
+
+    @staticmethod
+    def _bm25_stays(item: PlanItem, state: install.SimilarityState, why: str) -> PlanItem:
+        """auto decided q = 1: nothing to change on an index qidf never changed; one it
+        changed goes back to what it had before qidf's first apply (``install.revert``)."""
+        if untouched(state):
+            item.notes.append(f"q auto decided q = 1 ({why}): the index keeps its similarity")
+            return item
+        previous = dict((state.record or {}).get("previous", {}))
+        item.action = REVERT
+        item.after = parse(unflatten(previous) or None).describe()
+        item.reason = (f"q auto decided q = 1 ({why}): back to the similarity it had before "
+                       "qidf's first apply, as `qidf revert` does")
+        item.settings_diff = settings_diff(state.similarity_flat, previous)
+        item.meta_diff = meta_diff(state.record, None)
         return item
 
     # --- templates and what they reach ---------------------------------------------------
@@ -310,7 +362,8 @@ def make_plan(state: DesiredState, conns: Connections, *, measure: bool = True,
               progress: Progress = quiet, bar: BarFactory = no_bar) -> Plan:
     """What applying ``state`` would change, target by target in file order (templates
     before the indices they reach, indices by name). ``measure=False`` skips predicting q
-    for auto targets that are out of sync (``check`` only needs to know they are)."""
+    for auto targets that are out of sync (``check`` only needs to know they are), except
+    on open indices qidf never changed: only the decision says whether those are in sync."""
     planner = _Planner(conns, measure, progress, bar)
     for target in state.targets:
         progress(f"planning {target.label}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qidf_ctl.install.strategy import Strategy
+from qidf_ctl.predictors.base import QueryKind
 
 # What a target names: exactly one of these keys selects it.
 SELECTORS = ("index", "alias", "pattern", "template", "component_template")
@@ -17,6 +18,7 @@ TEMPLATE_KINDS = ("template", "component_template")
 MODES = ("auto", "script", "plugin")
 STRATEGIES = tuple(s.value for s in Strategy)
 FORMS = ("lucene", "rsj")
+QUERY_KINDS = tuple(k.value for k in QueryKind)
 FORMAT_VERSION = 1
 
 
@@ -97,6 +99,10 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
     Key("sample", "integer", "With auto: documents sampled for the statistics (default: "
         "exact when small, sampled when large, with a fixed seed).",
         only_for=("index", "alias", "pattern")),
+    Key("queries_are", "string", "With auto: what the index is searched with, when you know "
+        "it (`qidf apply --queries-are`): a text field searched with `code` gets q-log, one "
+        "searched with `text` keeps BM25; recorded with the decision.",
+        choices=QUERY_KINDS, only_for=("index", "alias", "pattern")),
     Key("existing", "boolean", "Also bring the indices that already match the template in "
         "line (each is closed or cloned); false: only the template and indices created "
         "after qidf last wrote it.", True, only_for=TEMPLATE_KINDS),

@@ -8,9 +8,9 @@ from typing import Any
 from qidf_ctl.desired.check import CheckReport
 from qidf_ctl.desired.diff import short
 from qidf_ctl.desired.execute import ApplyReport
-from qidf_ctl.desired.items import CREATE, INDEX, ROLLOVER, UPDATE, Plan, PlanItem
+from qidf_ctl.desired.items import CREATE, INDEX, REVERT, ROLLOVER, UPDATE, Plan, PlanItem
 
-_SIGN = {UPDATE: "~", CREATE: "+", ROLLOVER: ">"}
+_SIGN = {UPDATE: "~", CREATE: "+", ROLLOVER: ">", REVERT: "-"}
 _PREDICTION = "_meta.qidf.installed.prediction."
 
 

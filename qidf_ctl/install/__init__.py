@@ -1,8 +1,9 @@
 """Changing the similarity of an existing index safely: apply, revert, recover, show, the two
 strategies (close, clone), and the choice between Painless and the native plugin.
 
-Module map: ``apply`` (apply/revert), ``recovery`` (recover), ``show`` and ``notice`` (what
-is installed; interrupted operations), ``target`` (exact names and refusals), ``operation``
+Module map: ``apply`` (apply/revert), ``auto`` (a decided q: at q = 1 nothing changes, or
+qidf's change is reverted), ``recovery`` (recover), ``show`` and ``notice`` (what is
+installed; interrupted operations), ``target`` (exact names and refusals), ``operation``
 (lease + journal + steps + settling), ``close_swap`` / ``clone_swap`` (the strategies' steps),
 ``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store`` (qidf's
 state index), ``index_ops`` (slow calls waited for with the engine's timeouts), ``signals``,
@@ -10,6 +11,7 @@ state index), ``index_ops`` (slow calls waited for with the engine's timeouts), 
 """
 
 from qidf_ctl.install.apply import apply, revert
+from qidf_ctl.install.auto import apply_auto, untouched
 from qidf_ctl.install.lease import LeaseHeld
 from qidf_ctl.install.mode import PLUGIN_NAME, choose_mode, presence
 from qidf_ctl.install.notice import pending_notice
@@ -21,5 +23,6 @@ from qidf_ctl.install.strategy import COSTS, Strategy
 from qidf_ctl.install.validate import validate_on_scratch_index
 
 __all__ = ["COSTS", "META_KEY", "PLUGIN_NAME", "ChangeResult", "LeaseHeld", "SimilarityState",
-           "Strategy", "apply", "choose_mode", "pending_notice", "presence", "read_state",
-           "recover", "revert", "show", "validate_on_scratch_index"]
+           "Strategy", "apply", "apply_auto", "choose_mode", "pending_notice", "presence",
+           "read_state", "recover", "revert", "show", "untouched",
+           "validate_on_scratch_index"]

@@ -27,6 +27,7 @@ class ChangeResult:
     recovered: list[str] = field(default_factory=list)  # interrupted operations settled first
     seconds: float = 0.0  # the whole command, lease to release
     step_seconds: dict[str, float] = field(default_factory=dict)  # each step's duration
+    decision: dict[str, Any] | None = None  # --q auto: the decided q, its reason and evidence
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -14,13 +14,20 @@ from qidf_ctl.predictors.base import (
     Decision,
     Evidence,
     Predictor,
+    QueryKind,
     clip_q,
     describe,
     get,
+    parse_query_kind,
     register,
 )
-from qidf_ctl.predictors.prediction import Prediction, predict, predict_for_index
+from qidf_ctl.predictors.prediction import (
+    Prediction,
+    check_query_kind,
+    predict,
+    predict_for_index,
+)
 
 __all__ = ["DEFAULT_PREDICTOR", "PREDICTORS", "Q_MAX", "Q_MIN", "Decision", "Evidence",
-           "Prediction", "Predictor", "clip_q", "describe", "get", "predict",
-           "predict_for_index", "register"]
+           "Prediction", "Predictor", "QueryKind", "check_query_kind", "clip_q", "describe", "get",
+           "parse_query_kind", "predict", "predict_for_index", "register"]

@@ -4,9 +4,10 @@ Predictors register themselves by name when their module is imported (the packag
 ``__init__`` imports each one), so a new one is added beside the others and compared by
 benchmark, with no import cycle.
 
-A predictor maps a field's statistics, and optionally statistics of a sample of queries,
-to a ``Decision``: q, one line saying why, whether the evidence was ambiguous, and every
-statistic it read under its own name and definition.
+A predictor maps a field's statistics, and optionally statistics of a sample of queries
+(or, without one, what the user states the queries are: ``QueryKind``), to a ``Decision``:
+q, one line saying why, whether the evidence was ambiguous, and every statistic it read
+under its own name and definition.
 
 q is clipped to [Q_MIN, Q_MAX] = [0.05, 1]: 0.05 is the smallest q the paper reports (its Go
 optimum) and nothing below it showed a gain, while q -> 0 turns the IDF into the raw odds;
@@ -19,13 +20,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from enum import Enum
+from typing import Any
 
 from qidf_ctl.errors import UsageError
-
-if TYPE_CHECKING:
-    from qidf_ctl.stats import FieldStats
-    from qidf_ctl.stats.query_sample import QuerySample
 
 Q_MIN = 0.05
 Q_MAX = 1.0
@@ -34,6 +32,24 @@ DEFAULT_PREDICTOR = "qidf-content"
 # BM25 (tuned k1/b on prose): say where the numbers are (docs/explanation/peers.md).
 BUILTIN_HINT = ("with judged queries, tuned k1/b or another built-in similarity can beat "
                 "default BM25 (docs/explanation/peers.md)")
+
+
+class QueryKind(str, Enum):
+    """What the user says the index is searched with (``--queries-are``), when no query
+    sample shows it: a claim, weighed below a sample's evidence."""
+
+    CODE = "code"
+    TEXT = "text"
+
+
+def parse_query_kind(value: QueryKind | str | None) -> QueryKind | None:
+    """``code`` or ``text`` (any case) as a QueryKind; None stays None."""
+    if value is None or isinstance(value, QueryKind):
+        return value
+    try:
+        return QueryKind(str(value).strip().lower())
+    except ValueError:
+        raise UsageError(f"queries are 'code' or 'text', got {value!r}") from None
 
 
 def clip_q(q: float) -> float:
@@ -66,6 +82,10 @@ class Decision:
     reason: str
     ambiguous: bool = False
     evidence: dict[str, Evidence] = field(default_factory=dict)
+    # How a stated query kind was read: "decided" (it stood in for a query sample);
+    # "agrees", "contradicted" or "overruled" (a clear or a mixed sample decided); "not
+    # needed" (the field decided alone); None when no kind was stated.
+    query_kind_use: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +95,12 @@ class Predictor:
     name: str
     formula: str
     source: str
-    decide: Callable[[FieldStats, QuerySample | None], Decision]
+    # decide(field_stats, queries) -> Decision; with ``reads_query_kind``, also a third
+    # argument, the stated QueryKind or None (predictors that do not read it keep two).
+    decide: Callable[..., Decision]
     # Whether a query sample, when given, is also analysed (tokens and df in the field).
     analyses_queries: bool = False
+    reads_query_kind: bool = False
 
 
 PREDICTORS: dict[str, Predictor] = {}

@@ -16,6 +16,13 @@ by the index's size:
    on the glued share of df = 1 terms did on the training corpora and failed on prose of 10K+
    documents), so BM25 stays and the reason says a query sample would decide.
 
+Where the user knows what the queries are and has no sample, ``query_kind`` (``--queries-are
+code|text``) answers question 2 in the sample's place: code gives Q_CODE_QUERIES, text keeps
+BM25 without calling it ambiguous. With a sample, the sample decides and a stated kind it
+contradicts is named in the reason: the sample is measured on the real queries, the kind is
+a claim about them (which may be stale, or true of only some). Where the field itself
+decides (code, mixed, an identifier-splitting analyzer), the stated kind is noted, not read.
+
 Anything between the bounds is ambiguous (a mixed field, a mixed query log): BM25 stays and
 the decision says so. A field whose analyzer already splits identifiers keeps BM25 too
 (``analyzer_probe``; such fields lose at lower q). Every bound is a share of a sample of
@@ -27,7 +34,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qidf_ctl.predictors.base import BUILTIN_HINT, Decision, Evidence, Predictor, register
+from qidf_ctl.predictors.base import (
+    BUILTIN_HINT,
+    Decision,
+    Evidence,
+    Predictor,
+    QueryKind,
+    register,
+)
 from qidf_ctl.predictors.evidence import code_like
 
 if TYPE_CHECKING:
@@ -50,54 +64,99 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
+def _stated(kind: QueryKind) -> str:
+    return f"--queries-are {kind.value}"
+
+
+def _field_decides(decision: Decision, kind: QueryKind | None) -> Decision:
+    """A decision the field made alone: a stated query kind is noted, not read."""
+    if kind is None:
+        return decision
+    return Decision(decision.q, f"{decision.reason} ({_stated(kind)} noted: the field "
+                    "decides here)", decision.ambiguous, decision.evidence, "not needed")
+
+
+def _text_field(text: str, evidence: dict[str, Evidence], kind: QueryKind | None
+                ) -> Decision:
+    """A text field without a query sample: the stated kind, if any, stands in for one."""
+    if kind is None:
+        return Decision(Q_BM25, (
+            f"{text} (prose or docstrings) -> q 1.00: BM25 stays (ambiguous: docstrings "
+            f"searched with code gain at q {Q_CODE_QUERIES:g}, prose does not; --queries FILE "
+            "would decide, or --queries-are code|text if you know)"), ambiguous=True,
+            evidence=evidence)
+    stated = f"{text}, queries stated to be {kind.value} ({_stated(kind)}, no query sample)"
+    if kind is QueryKind.CODE:
+        return Decision(Q_CODE_QUERIES, (
+            f"{stated}: text searched with code -> q {Q_CODE_QUERIES:.2f}: rare identifiers "
+            "deserve more weight than BM25 gives"), evidence=evidence, query_kind_use="decided")
+    return Decision(Q_BM25, (
+        f"{stated}: text searched with text -> q 1.00: BM25 is right here; {BUILTIN_HINT}"),
+        evidence=evidence, query_kind_use="decided")
+
+
+def _against_sample(kind: QueryKind | None, verdict: QueryKind | None) -> tuple[str, str | None]:
+    """What the reason says of a stated kind next to the sample's verdict (None: mixed)."""
+    if kind is None:
+        return "", None
+    if verdict is None:
+        return f"; {_stated(kind)} does not override a mixed sample", "overruled"
+    if verdict is kind:
+        return f"; agrees with {_stated(kind)}", "agrees"
+    return (f"; {_stated(kind)} contradicts the sample, and the sample decides (measured on "
+            "the real queries, not stated)", "contradicted")
+
+
+def decide(field_stats: FieldStats, queries: QuerySample | None,
+           query_kind: QueryKind | None = None) -> Decision:
     evidence: dict[str, Evidence] = {}
     shape = field_stats.source_shape
     if field_stats.splits_identifiers:
-        return Decision(Q_BM25, (
+        return _field_decides(Decision(Q_BM25, (
             f"the analyzer already splits identifiers ({', '.join(field_stats.splits_identifiers)})"
             f" -> q 1.00: rare identifiers are no longer one-off tokens, BM25 stays; "
-            f"{BUILTIN_HINT}"))
+            f"{BUILTIN_HINT}")), query_kind)
     if shape is None or not shape.texts or not shape.mean_words:
-        return Decision(Q_BM25, "the field's raw text could not be read (no _source?) -> q "
-                        "1.00: nothing shows code, BM25 stays (ambiguous)", ambiguous=True)
+        return _field_decides(Decision(
+            Q_BM25, "the field's raw text could not be read (no _source?) -> q 1.00: nothing "
+            "shows code, BM25 stays (ambiguous)", ambiguous=True), query_kind)
     docs = code_like(shape, "documents")
     evidence["code_like_documents"] = docs
     share = docs.value
     if share >= CODE_CORPUS_MIN:
-        return Decision(Q_CODE_CORPUS, (
+        return _field_decides(Decision(Q_CODE_CORPUS, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "
             f"{Q_CODE_CORPUS:.2f}: a code field, rare identifiers deserve more weight than "
-            "BM25 gives"), evidence=evidence)
+            "BM25 gives"), evidence=evidence), query_kind)
     if share > TEXT_CORPUS_MAX:
-        return Decision(Q_BM25, (
+        return _field_decides(Decision(Q_BM25, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code: neither "
             f"clearly code (>= {_pct(CODE_CORPUS_MIN)}) nor text (<= {_pct(TEXT_CORPUS_MAX)})"
             " -> q 1.00: BM25 stays (ambiguous: a mixed field)"), ambiguous=True,
-            evidence=evidence)
+            evidence=evidence), query_kind)
     text = f"{_pct(share)} of {shape.texts:,} sampled documents look like code: a text field"
     if queries is None:
-        return Decision(Q_BM25, (
-            f"{text} (prose or docstrings) -> q 1.00: BM25 stays (ambiguous: docstrings "
-            f"searched with code gain at q {Q_CODE_QUERIES:g}, prose does not; --queries FILE "
-            "would decide)"), ambiguous=True, evidence=evidence)
+        return _text_field(text, evidence, query_kind)
     asked = code_like(queries.shape, "queries")
     evidence["code_like_queries"] = asked
     qs = asked.value
     searched = f"{_pct(qs)} of {queries.shape.texts:,} sampled queries look like code"
     if qs >= CODE_QUERIES_MIN:
+        note, use = _against_sample(query_kind, QueryKind.CODE)
         return Decision(Q_CODE_QUERIES, (
             f"{text}, {searched}: text searched with code -> q {Q_CODE_QUERIES:.2f}: rare "
-            "identifiers deserve more weight than BM25 gives"), evidence=evidence)
+            f"identifiers deserve more weight than BM25 gives{note}"), evidence=evidence,
+            query_kind_use=use)
     if qs <= TEXT_QUERIES_MAX:
+        note, use = _against_sample(query_kind, QueryKind.TEXT)
         return Decision(Q_BM25, (
             f"{text}, {searched}: text searched with text -> q 1.00: BM25 is right here; "
-            f"{BUILTIN_HINT}"),
-            evidence=evidence)
+            f"{BUILTIN_HINT}{note}"), evidence=evidence, query_kind_use=use)
+    note, use = _against_sample(query_kind, None)
     return Decision(Q_BM25, (
         f"{text}, {searched}: neither clearly code (>= {_pct(CODE_QUERIES_MIN)}) nor text "
         f"(<= {_pct(TEXT_QUERIES_MAX)}) -> q 1.00: BM25 stays (ambiguous: a mixed query "
-        "log)"), ambiguous=True, evidence=evidence)
+        f"log){note}"), ambiguous=True, evidence=evidence, query_kind_use=use)
 
 
 CONTENT = register(Predictor(
@@ -105,7 +164,9 @@ CONTENT = register(Predictor(
     formula=(f"q = 1 if the analyzer splits identifiers; q = {Q_CODE_CORPUS:g} if >= "
              f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code; if <= "
              f"{_pct(TEXT_CORPUS_MAX)} do and a query sample is given, q = {Q_CODE_QUERIES:g} "
-             f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code; else q = 1"),
+             f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code (without a "
+             "sample, if the queries are stated to be code); else q = 1"),
     source="fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md)",
     decide=decide,
+    reads_query_kind=True,
 ))

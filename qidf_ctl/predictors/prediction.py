@@ -8,7 +8,18 @@ from datetime import datetime, timezone
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, describe_index
-from qidf_ctl.predictors.base import DEFAULT_PREDICTOR, Q_MAX, Q_MIN, clip_q, get
+from qidf_ctl.errors import UsageError
+from qidf_ctl.predictors.base import (
+    DEFAULT_PREDICTOR,
+    PREDICTORS,
+    Q_MAX,
+    Q_MIN,
+    Predictor,
+    QueryKind,
+    clip_q,
+    get,
+    parse_query_kind,
+)
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.stats import FieldStats, index_stats
 from qidf_ctl.stats.fields import finite
@@ -21,7 +32,9 @@ class Prediction:
 
     ``evidence`` holds every statistic the predictor read, keyed, each with its own name and
     definition; ``ambiguous`` says the statistics did not clearly point either way (q is then
-    1, BM25); ``queries`` describes the query sample, when one was given.
+    1, BM25); ``queries`` describes the query sample, when one was given; ``query_kind`` is
+    what the user stated the queries are (``--queries-are``) and ``query_kind_use`` how the
+    predictor read it (``Decision.query_kind_use``).
     """
 
     q: float
@@ -35,6 +48,8 @@ class Prediction:
     field: str
     queries: dict[str, Any] | None = None
     statistics: dict[str, Any] = dataclasses.field(default_factory=dict)
+    query_kind: str | None = None
+    query_kind_use: str | None = None
 
     @property
     def clipped(self) -> bool:
@@ -59,13 +74,27 @@ _KEPT = ("mode", "documents", "vocabulary", "total_tokens", "avg_field_length", 
          "hapax_terms", "source_shape")
 
 
+def check_query_kind(predictor: str, query_kind: QueryKind | str | None
+            ) -> tuple[Predictor, QueryKind | None]:
+    """The predictor and the stated query kind, refused where that predictor ignores it."""
+    p = get(predictor)
+    kind = parse_query_kind(query_kind)
+    if kind is not None and not p.reads_query_kind:
+        readers = ", ".join(sorted(n for n, r in PREDICTORS.items() if r.reads_query_kind))
+        raise UsageError(f"predictor {p.name} does not read a stated query kind "
+                         f"(--queries-are, queries_are): drop it, or use {readers}")
+    return p, kind
+
+
 def predict(
     field_stats: FieldStats, predictor: str = DEFAULT_PREDICTOR, index: str = "",
-    queries: QuerySample | None = None,
+    queries: QuerySample | None = None, query_kind: QueryKind | str | None = None,
 ) -> Prediction:
-    """q from one field's statistics (and a query sample, for predictors that read one)."""
-    p = get(predictor)
-    decision = p.decide(field_stats, queries)
+    """q from one field's statistics (and a query sample, for predictors that read one;
+    ``query_kind``: what the user states the queries are, for predictors that read it)."""
+    p, kind = check_query_kind(predictor, query_kind)
+    decision = (p.decide(field_stats, queries, kind) if p.reads_query_kind
+                else p.decide(field_stats, queries))
     summary = field_stats.as_dict()
     return Prediction(
         q=clip_q(decision.q), q_formula=decision.q, predictor=p.name, formula=p.formula,
@@ -74,6 +103,8 @@ def predict(
         index=index, field=field_stats.field,
         queries=queries.as_dict() if queries is not None else None,
         statistics={k: summary[k] for k in _KEPT if summary.get(k) not in (None, {})},
+        query_kind=kind.value if kind is not None else None,
+        query_kind_use=decision.query_kind_use,
     )
 
 
@@ -87,6 +118,7 @@ def predict_for_index(
     exact: bool = False,
     predictor: str = DEFAULT_PREDICTOR,
     queries: QuerySample | None = None,
+    query_kind: QueryKind | str | None = None,
     bar: BarFactory = no_bar,
     progress: Progress = quiet,
 ) -> Prediction:
@@ -94,9 +126,10 @@ def predict_for_index(
 
     ``queries``: an unlabeled query sample (``stats.query_sample``). ``bar`` draws progress
     bars for the long reads; ``progress`` gets one message per step, like
-    ``install.apply``'s, for callers that show a spinner instead.
+    ``install.apply``'s, for callers that show a spinner instead. ``query_kind``: what the
+    user states the queries are (``QueryKind``), read where no sample shows it.
     """
-    p = get(predictor)
+    p, kind = check_query_kind(predictor, query_kind)
     if field is None:
         field = describe_index(cluster, index).text_field(None)
     progress(f"measuring {index} field {field}")
@@ -105,6 +138,7 @@ def predict_for_index(
     if queries is not None and p.analyses_queries:
         progress(f"analysing {min(len(queries.texts), queries.shape.texts)} sampled queries")
         queries = with_analysis(queries, cluster, result.index, field, result.shards)
-    prediction = predict(result.fields[0], predictor, index=result.index, queries=queries)
+    prediction = predict(result.fields[0], predictor, index=result.index, queries=queries,
+                         query_kind=kind)
     progress(prediction.reason)
     return prediction
