@@ -38,7 +38,8 @@ MAX_HITS = 1000  # qidf eval's default depth: enough for any 8K walk it scores
 MAX_BUDGET = 1_000_000  # tokens; the largest model contexts
 MAX_QUERY_CHARS = 200_000  # a large source file; longer is a mistake, not a query
 MAX_ID_BYTES = 512  # the engines' own limit on a document id
-PAGE = 100  # hits per request while the walk still fits the budget
+PAGE = 100  # hits of the first request; later ones are sized by the budget left
+MAX_PAGE = 1000
 META_CHARS = 256  # longer values stay out of a hit's metadata (fetch returns them)
 
 
@@ -70,6 +71,12 @@ class SearchResult:
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def hit_metadata(self, hit: Hit) -> dict[str, Any]:
+        """What a framework's document carries beside its text: the hit's own fields, then
+        where it came from and how it was ranked (the retrievers' metadata)."""
+        return {**hit.metadata, "id": hit.id, "score": hit.score, "rank": hit.rank,
+                "tokens": hit.tokens, "index": self.index, "method": self.method, "q": self.q}
+
 
 def _metadata(source: Mapping[str, Any], field: str) -> dict[str, Any]:
     """The short scalar fields of a hit beside its text (path, language, line...)."""
@@ -84,6 +91,16 @@ def _whole(name: str, value: Any, low: int, high: int) -> int:
     if not low <= value <= high:
         raise UsageError(f"{name} must be in {low:,}..{high:,}, got {value:,}")
     return value
+
+
+def _next_page(left: int, room: int, used: int, taken: int) -> int:
+    """Hits to ask for next: ``PAGE`` first, then as many as the budget left would hold at
+    the mean size seen so far, plus a quarter (a walk of 8K tokens over short documents
+    takes two requests, not one per hundred hits)."""
+    if not taken:
+        return min(PAGE, left)
+    mean = max(used / taken, 1.0)
+    return max(1, min(left, MAX_PAGE, int(room / mean * 1.25) + 1))
 
 
 def check_query(text: Any) -> str:
@@ -174,7 +191,7 @@ class Retrieval:
         hits: list[Hit] = []
         used, exhausted = 0, False
         while len(hits) < limit and used <= budget and not exhausted:
-            size = min(PAGE, limit - len(hits))
+            size = _next_page(limit - len(hits), budget - used, used, len(hits))
             page = self._page(query, params, len(hits), size)
             exhausted = len(page) < size
             for h in page:

@@ -79,7 +79,8 @@ def mcp_cmd(
 
     Register it with a client (Claude Desktop, VS Code...) as a command that runs `qidf
     mcp INDEX` with the connection options; docs/agents.md has the configuration, the
-    privileges and the cost per call.
+    privileges and the cost per call. The server ends when its client closes stdin, or on
+    Ctrl-C or SIGTERM (exit 0).
 
     Example: qidf mcp code-search --q 0.3 --transport http --port 8765
     """
@@ -111,9 +112,14 @@ def mcp_cmd(
         err.print(f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
                   f"{r.ranking.reason}", markup=False)
     server = build_server(retrievals)
-    if transport == "stdio":
-        err.print("serving MCP on stdio", markup=False)
-        server.run("stdio")
-        return
-    err.print(f"serving MCP on http://{HOST}:{port}/mcp (streamable HTTP)", markup=False)
-    server.run("streamable-http", host=HOST, port=port)
+    try:
+        if transport == "stdio":
+            err.print("serving MCP on stdio", markup=False)
+            server.run("stdio")
+        else:
+            err.print(f"serving MCP on http://{HOST}:{port}/mcp (streamable HTTP)",
+                      markup=False)
+            server.run("streamable-http", host=HOST, port=port)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: how a server is meant to end
+        pass
+    err.print("qidf mcp stopped", markup=False)
