@@ -127,9 +127,10 @@ async def measure(args: argparse.Namespace, cluster: Cluster, texts: dict[str, s
                 t = time.perf_counter()
                 res = await client.call_tool("search_code", {"query": text})
                 times["tool"].append(time.perf_counter() - t)
-                assert not res.is_error, res.content[0].text
-                result_tokens.append(direct.count(res.content[0].text))
-                return json.loads(res.content[0].text)  # type: ignore[no-any-return]
+                body = getattr(res.content[0], "text", "")
+                assert not res.is_error, body
+                result_tokens.append(direct.count(body))
+                return json.loads(body)  # type: ignore[no-any-return]
 
             def plain(qid: str) -> list[dict[str, Any]]:
                 t = time.perf_counter()
@@ -153,8 +154,9 @@ async def measure(args: argparse.Namespace, cluster: Cluster, texts: dict[str, s
                 mismatched += [h["id"] for h in got["hits"]] != direct.packed_ids(plain(qid))
                 analysed(qid)
                 hits_n.append(len(got["hits"]))
-            for series in (*times.values(), result_tokens):
+            for series in times.values():
                 series.clear()
+            result_tokens.clear()
             rng = random.Random(args.seed)
             for r in range(args.rounds):
                 order = list(texts)
