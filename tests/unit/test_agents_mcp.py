@@ -1,17 +1,20 @@
 """The MCP tools through the SDK's own client (in process, no cluster): the tools a model sees,
 their schemas, and every bad argument answered by one redacted line, never a traceback in the
 result or in the server's log. The retrievers over the same core. The real-engine tests are
-in tests/integration/test_agents*.py."""
+in tests/integration/test_mcp_server.py and test_retrievers.py."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+from urllib.parse import quote
 
 import pytest
 
-from qidf_ctl.cluster.redact import register_secret
+from qidf_ctl.cluster.redact import register_basic, register_secret
 from qidf_ctl.errors import ClusterError
+from tests import secrets_matrix
 
 from .test_agents import _fake, _retrieval
 from .test_cli import run
@@ -52,7 +55,7 @@ async def test_search_fetch_describe():
         found = await client.call_tool("search_code", {"query": "alpha", "max_results": 5})
         assert not found.is_error
         payload = json.loads(found.content[0].text)
-        assert payload == found.structured_content
+        assert found.structured_content is None  # one copy of the result: the text
         assert [h["id"] for h in payload["hits"]] == ["d0", "d1"]
         assert payload["method"] == "query-time" and payload["q"] == 0.3
         doc = await client.call_tool("fetch_document", {"id": "d1"})
@@ -118,6 +121,30 @@ async def test_cluster_failures_are_redacted_one_line_errors(caplog):
     text = result.content[0].text
     assert SECRET not in text and "***" in text and "\n" not in text
     assert all(SECRET not in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("secret", secrets_matrix.SECRETS)
+async def test_no_spelling_of_a_secret_reaches_a_result_or_the_log(secret, caplog):
+    """tests/secrets_matrix.py's secrets, echoed by a failing cluster in the forms a client
+    library prints them (as is, percent-encoded, escaped, in a Basic header, in a URL)."""
+    core = secret.rstrip("\n")  # what a password file yields, and the header carries
+    register_secret(secret)
+    register_basic("u", core)
+    server, fake = _server()
+    basic = base64.b64encode(f"u:{core}".encode()).decode()
+
+    def echoing(body, params):
+        raise ClusterError(f"security_exception: {core} / {quote(core, safe='')} / "
+                           f"{core!r} / Authorization: Basic {basic} / "
+                           f"https://u:{quote(core, safe='')}@node:9200/", status=401)
+
+    fake.answers[("POST", "/code/_search")] = echoing
+    caplog.set_level(logging.DEBUG)
+    async with Client(server) as client:
+        result = await client.call_tool("search_code", {"query": "alpha"})
+    seen = result.content[0].text + "\n".join(r.getMessage() for r in caplog.records)
+    assert result.is_error and "\n" not in result.content[0].text
+    assert secrets_matrix.leaks(secret, seen, "u") == []
 
 
 async def test_a_bug_is_one_line_too(caplog, monkeypatch):
