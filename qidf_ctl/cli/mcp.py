@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import errno
 import importlib.util
+import json
 import socket
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -72,6 +73,10 @@ def mcp_cmd(
     token_counter: Annotated[str, typer.Option(
         "--token-counter", help="How hits are measured against a budget: cl100k (tiktoken) "
         "or regex (a lower bound, no tokenizer).")] = "cl100k",
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Errors as one JSON object on stdout; each index's ranking and the "
+        "endpoint as JSON lines on stderr (stdout belongs to the protocol on stdio).")]
+    = False,
 ) -> None:
     """Serve code search to agents over the Model Context Protocol: tools to search with a
     token budget, fetch a document and say how each index is ranked. Read privileges only;
@@ -109,17 +114,22 @@ def mcp_cmd(
                               queries=sample, counter_name=token_counter)
         retrievals[index] = r
         shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
-        err.print(f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
-                  f"{r.ranking.reason}", markup=False)
+        _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
+             f"{r.ranking.reason}", {"ranking": r.describe()})
     server = build_server(retrievals)
+    endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
+    _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
     try:
         if transport == "stdio":
-            err.print("serving MCP on stdio", markup=False)
             server.run("stdio")
         else:
-            err.print(f"serving MCP on http://{HOST}:{port}/mcp (streamable HTTP)",
-                      markup=False)
             server.run("streamable-http", host=HOST, port=port)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: how a server is meant to end
         pass
-    err.print("qidf mcp stopped", markup=False)
+    _say(json_out, "qidf mcp stopped", {"stopped": True})
+
+
+def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:
+    """One line on stderr, never stdout (the protocol's on stdio)."""
+    err.print(json.dumps(payload, sort_keys=True, default=str) if as_json else text,
+              markup=False, highlight=False)
