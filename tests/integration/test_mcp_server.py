@@ -108,6 +108,7 @@ async def test_stdio_lists_calls_and_matches_qidf_search(cluster, engine_url, pa
     assert "Traceback" not in log and "query-time, q=0.3" in log
 
 
+@pytest.mark.slow  # 500 tool calls and a 500-query eval: 96 s at load 15
 async def test_packed_recall_equals_qidf_eval_at_query_time(cluster, engine_url, parity_index,
                                                              demo_task, judged, tmp_path,
                                                              capsys, monkeypatch):
