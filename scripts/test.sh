@@ -5,7 +5,7 @@
 #   ./scripts/test.sh            (extra arguments go to pytest, e.g. -k parity)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python elasticsearch,plot,dev research
+bootstrap_python elasticsearch,plot,dev,mcp,langchain,llamaindex research
 cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/ruff" check .

@@ -6,7 +6,7 @@
 #   ./scripts/test_secured.sh            (extra arguments go to pytest, e.g. -k tls)
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python elasticsearch,plot,dev research
+bootstrap_python elasticsearch,plot,dev,mcp,langchain,llamaindex research
 cd "$QIDF_ROOT"
 started=$(date +%s)
 "$QIDF_VENV/bin/pytest" -ra tests/integration/secured "$@"

@@ -8,6 +8,7 @@ from qidf_ctl.cli import (  # noqa: F401
     desired,
     engine,
     evaluation,
+    mcp,
     plugin,
     recover,
     render,

@@ -11,10 +11,11 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Form, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import emit_json, err, out, step_status
-from qidf_ctl.cluster import Cluster, index_path
-from qidf_ctl.errors import ClusterError, UsageError
+from qidf_ctl.cluster import index_path
+from qidf_ctl.errors import UsageError
 from qidf_ctl.formula import IdfForm, validate_q
 from qidf_ctl.querytime import STATS_CHOICES, QlogQuery, QueryTime, inspect
+from qidf_ctl.querytime.auto import predicted_q
 
 SNIPPET = 100
 
@@ -32,21 +33,6 @@ def _filters(texts: list[str]) -> list[dict[str, Any]]:
             raise UsageError(f"--filter must be one JSON query object with one key, got {text!r}")
         out_.append(value)
     return out_
-
-
-def _auto_q(cluster: Cluster, index: str, field: str) -> tuple[float, str]:
-    """The default predictor's q from the index's own statistics (no labels)."""
-    from qidf_ctl.predictors import predict_for_index
-
-    try:
-        prediction = predict_for_index(cluster, index, field)
-    except ClusterError as exc:
-        if exc.status != 403:
-            raise
-        raise ClusterError(
-            f"--q auto reads the index's statistics, which these credentials may not ({exc}): "
-            "pass --q with a number (an admin's `qidf predict` gives one)", status=403) from None
-    return prediction.q, prediction.reason
 
 
 def _snippet(hit: dict[str, Any], field: str) -> str:
@@ -115,7 +101,7 @@ def search_cmd(
     reason = ""
     if q_value is None:
         with step_status(quiet=json_out):
-            q_value, reason = _auto_q(cluster, index, target.field)
+            q_value, reason = predicted_q(cluster, index, target.field)
         if not json_out:
             err.print(f"q auto: {reason}", markup=False)
     qt = QueryTime(cluster, target, q_value, form=idf_form, stats=stats, shard=shard)

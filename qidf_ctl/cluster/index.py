@@ -111,11 +111,15 @@ class IndexDescription:
         return sorted(self.text_fields)
 
 
-def describe_index(cluster: Cluster, name: str) -> IndexDescription:
+def describe_index(cluster: Cluster, name: str, *, read_status: bool = True) -> IndexDescription:
     """Resolve ``name`` (an index or an alias to one index) and read its description; the
-    mapping only when the index is open (a closed index has none to read)."""
+    mapping only when the index is open (a closed index has none to read).
+
+    ``read_status=False`` skips ``_cat/indices`` (cluster monitor privileges) and takes the
+    index as open: for read-only callers (``qidf mcp``) that only search it, where a closed
+    index fails at the first search anyway."""
     index = cluster.resolve_index(name)
-    status = cluster.index_state(index)
+    status = cluster.index_state(index) if read_status else "open"
     settings = cluster.request(
         "GET", index_path(index, "_settings"),
         params={"flat_settings": "true", "expand_wildcards": "all"})[index]["settings"]

@@ -89,6 +89,13 @@ QUERY_TIME_INDEX = (
     "indices:data/read/field_caps[index]",  # its per-index step: without it _field_caps
                                             # answers 200 with no index and no field
 )
+# ``qidf mcp`` and the LangChain/LlamaIndex retrievers (docs/how-to/agents.md): query time's read
+# actions, and the index's settings and mapping, which say whether q-log is installed and why
+# (``_meta.qidf``). Without the last two the server assumes built-in BM25 and says so.
+AGENT_CLUSTER = QUERY_TIME_CLUSTER
+AGENT_INDEX = (*QUERY_TIME_INDEX,
+               "indices:monitor/settings/get",  # GET <index>/_settings: the similarity
+               "indices:admin/mappings/get")    # GET <index>/_mapping: the field, _meta.qidf
 
 # An action and the sub-action the engine checks with it: a hint names both.
 COMPANIONS = {
@@ -136,6 +143,10 @@ def opensearch_roles(patterns: list[str]) -> dict[str, dict[str, Any]]:
             "description": "qidf search: q-log at query time, read only",
             "cluster_permissions": list(QUERY_TIME_CLUSTER),
             "index_permissions": [_index_permission(patterns, QUERY_TIME_INDEX)]},
+        "qidf_agent": {
+            "description": "qidf mcp and the retrievers: read only, and how each index is ranked",
+            "cluster_permissions": list(AGENT_CLUSTER),
+            "index_permissions": [_index_permission(patterns, AGENT_INDEX)]},
     }
 
 

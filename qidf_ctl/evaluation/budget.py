@@ -10,7 +10,9 @@ from qidf_ctl.cluster import Cluster, index_path
 from qidf_ctl.evaluation import runs
 
 
-def _source_text(source: Mapping[str, Any], dotted: str) -> str:
+def source_text(source: Mapping[str, Any], dotted: str) -> str:
+    """The text of field ``dotted`` in a document's ``_source`` (a list joined by spaces): what
+    the token counter counts."""
     node: Any = source
     for part in dotted.split("."):
         node = node.get(part) if isinstance(node, Mapping) else None
@@ -26,7 +28,7 @@ def _fetch_token_counts(cluster: Cluster, index: str, field_name: str, ids: list
         resp = cluster.request("POST", index_path(index, "_mget"), {"ids": batch},
                                {"_source_includes": field_name})
         for doc in resp["docs"]:
-            cache[doc["_id"]] = count(_source_text(doc.get("_source") or {}, field_name))
+            cache[doc["_id"]] = count(source_text(doc.get("_source") or {}, field_name))
 
 
 def token_counts_for_run(

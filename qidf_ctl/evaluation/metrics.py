@@ -70,11 +70,22 @@ def recall_at_token_budget(
         relevant = {d for d, r in rels.items() if r > 0}
         if not relevant:
             continue
-        used, found = 0, 0
-        for doc, _ in run.get(qid, []):
-            used += doc_tokens[doc]
-            if used > budget:
-                break
-            found += doc in relevant
-        out[qid] = found / len(relevant)
+        hits = run.get(qid, [])
+        fitting = budget_prefix((doc_tokens[doc] for doc, _ in hits), budget)
+        out[qid] = sum(doc in relevant for doc, _ in hits[:fitting]) / len(relevant)
     return out
+
+
+def budget_prefix(lengths: Iterable[int], budget: int) -> int:
+    """How many leading documents of a ranking fit ``budget`` tokens: taken in rank order,
+    the first one that would overflow ends the prefix. The one definition of the walk, shared
+    by Recall@budget-tokens and by what an agent is handed (``qidf_ctl.agents``). ``lengths``
+    is read only as far as the walk goes (a generator may fetch lazily)."""
+    used = 0
+    taken = 0
+    for length in lengths:
+        used += length
+        if used > budget:
+            break
+        taken += 1
+    return taken

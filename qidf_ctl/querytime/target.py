@@ -47,6 +47,12 @@ def inspect(cluster: Cluster, index: str, field: str | None = None) -> Target:
             raise
         return Target(index, _field_from_caps(cluster, index, field), shard_count(cluster, index),
                       ASSUMED, False)
+    return target_of(description, index, field)
+
+
+def target_of(description: IndexDescription, index: str, field: str | None = None) -> Target:
+    """The target of an index already described (``index`` as the user named it): refused
+    unless the field scores with built-in BM25."""
     description.require_open("search it")
     fname = description.text_field(field)
     installed = SimilarityState(description).installed

@@ -22,7 +22,7 @@ def test_the_documented_roles_are_the_code():
     elasticsearch = roles.elasticsearch_roles(["code-*"])
     assert blocks == [opensearch["qidf_operator"], opensearch["qidf_auto_mode"],
                       opensearch["qidf_clone"], opensearch["qidf_search"],
-                      opensearch["qidf_query_time"],
+                      opensearch["qidf_query_time"], opensearch["qidf_agent"],
                       elasticsearch["qidf_operator"], elasticsearch["qidf_search"]]
 
 

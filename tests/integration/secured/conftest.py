@@ -28,6 +28,7 @@ from qidf_ctl.evaluation import files, indexing
 SECURED_PORT = int(os.environ.get("QIDF_TEST_SECURED_PORT", "9260"))
 INDEX = "code-go"
 UTF8_PASSWORD = "пароль#/@%:é-ü x"
+AGENT_PASSWORD = "агент#/@%:é-ü 7"  # qidf mcp's user: grepped for in every result and log
 MTLS_USER = "qidf-mtls-user"
 JWT_ROLE = "qidf_jwt"
 EMPTY_ROLE = "qidf_grant_role"
@@ -41,6 +42,7 @@ USERS = [
     security.User("qidf_clone_op", ["qidf_operator", "qidf_clone"]),
     security.User("qidf_search", ["qidf_search"]),
     security.User("qidf_qt", ["qidf_query_time"]),
+    security.User("qidf_agent", ["qidf_agent"], AGENT_PASSWORD),
     security.User("qidf_nobody", []),
     security.User("qidf_grant", [EMPTY_ROLE]),
     security.User("qidf_utf8", OPERATOR, UTF8_PASSWORD),
