@@ -8,6 +8,7 @@ from qidf_ctl.cli import (  # noqa: F401
     desired,
     engine,
     evaluation,
+    helptext,
     plugin,
     recover,
     render,
@@ -16,5 +17,7 @@ from qidf_ctl.cli import (  # noqa: F401
     stats,
 )
 from qidf_ctl.cli.app import app, main
+
+helptext.apply(app)
 
 __all__ = ["app", "main"]

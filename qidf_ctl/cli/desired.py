@@ -56,7 +56,9 @@ def plan_cmd(
 
     Targets without `cluster = NAME` use --url / QIDF_URL.
 
-    Example: qidf plan -f qidf.toml --out plan.json
+    Example:
+
+      qidf plan -f qidf.toml --out plan.json
     """
     state = load(file)
     conns = Connections(state.profiles, fallback=conn.settings)
@@ -98,7 +100,10 @@ def check_cmd(
     Also asks the engine what a new index matching each managed template would get, and
     reports indices that match a managed template but lack the similarity.
 
-    Example: qidf check -f qidf.toml --json   (one index: qidf check code-search --q 0.3)
+    Examples:
+
+      qidf check -f qidf.toml --json
+      qidf check code-search --q 0.3
     """
     if index is not None:
         if q is None:

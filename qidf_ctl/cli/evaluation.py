@@ -70,7 +70,9 @@ def eval_cmd(
 
     Queries the engine returns nothing for count as 0.
 
-    Example: qidf eval code-search --queries q.jsonl --qrels qrels.trec --baseline bm25.run
+    Example:
+
+      qidf eval code-search --queries q.jsonl --qrels q.trec --baseline bm25.run
     """
     if query_time != (q is not None):
         raise UsageError("--query-time needs --q, and --q needs --query-time (e.g. "
@@ -113,7 +115,8 @@ def sweep_cmd(
     queries: QueriesOpt,
     qrels: QrelsOpt,
     grid: Annotated[str, typer.Option(
-        help="q values (0.05,0.1,0.3) or start:stop:step.")]
+        show_default=False, help="q values (0.05,0.1,0.3) or start:stop:step; default: "
+        + ", ".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID) + ".")]
     = ",".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID),
     plot: Annotated[str | None, typer.Option(
         "--plot", help="Write the NDCG@10 curve to this PNG.")] = None,
@@ -147,7 +150,10 @@ def sweep_cmd(
     family. With --query-time the index is never changed (q only: k1 and b live in the
     index's BM25, which query time does not touch).
 
-    Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
+    Examples:
+
+      qidf sweep code-search --queries q.jsonl --qrels q.trec --plot sweep.png
+      qidf sweep code-search --queries q.jsonl --qrels q.trec --query-time
     """
     q_grid = sweep_lib.parse_grid(grid)
     fixed_reference = _fixed_reference(reference)
