@@ -39,7 +39,7 @@ def demo_cmd(
     from qidf_ctl.demo import run_demo
 
     check_mode(mode)
-    local = conn.url is None
+    local = not conn.names_a_cluster
     if local:
         cfg = config(None, port)
         with step_status(quiet=json_out) as progress:

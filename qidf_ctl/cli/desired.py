@@ -61,7 +61,8 @@ def plan_cmd(
       qidf plan -f qidf.toml --out plan.json
     """
     state = load(file)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         plan = make_plan(state, conns, progress=progress, bar=bars(json_out))
     if save:
@@ -114,7 +115,8 @@ def check_cmd(
         state = one_index(index, values)
     else:
         state = load(file)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         report = check(state, conns, progress=progress)
     if json_out:
@@ -145,9 +147,11 @@ def _load_plan_or_state(path: str, conn: ClusterOptions, json_out: bool
         except json.JSONDecodeError as exc:
             raise UsageError(f"{path} is not valid JSON: {exc}") from None
         profiles = {name: Profile(**p) for name, p in plan.profiles.items()}
-        return plan, Connections(profiles, fallback=conn.settings), True
+        return plan, Connections(profiles, fallback=conn.settings,
+                                 connect=conn.connect_settings), True
     state = load(path)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         plan = make_plan(state, conns, progress=progress, bar=bars(json_out))
     return plan, conns, False
