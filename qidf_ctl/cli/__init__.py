@@ -10,6 +10,7 @@ from qidf_ctl.cli import (  # noqa: F401
     evaluation,
     helptext,
     plugin,
+    profiles,
     recover,
     render,
     search,

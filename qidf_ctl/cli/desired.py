@@ -10,9 +10,10 @@ from typing import Annotated, Any
 import typer
 
 from qidf_ctl.cli.app import app
-from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.boundary import fail_after, one_line_errors
 from qidf_ctl.cli.options import K1, B, ClusterOptions, Form, Json, ModeOpt, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
+from qidf_ctl.cli.paths import check_writable
 from qidf_ctl.desired import (
     DEFAULT_FILE,
     Connections,
@@ -60,19 +61,24 @@ def plan_cmd(
 
       qidf plan -f qidf.toml --out plan.json
     """
+    if save:
+        check_writable(save, "--out")
     state = load(file)
     conns = Connections(state.profiles, fallback=conn.settings,
                         connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         plan = make_plan(state, conns, progress=progress, bar=bars(json_out))
-    if save:
-        Path(save).write_text(json.dumps(plan.as_dict(), indent=2, sort_keys=True) + "\n")
+    if not json_out:
+        _print(format_plan(plan))
+    if save:  # after the plan is printed: a write that fails late loses nothing
+        try:
+            Path(save).write_text(json.dumps(plan.as_dict(), indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            fail_after(plan.as_dict(), exc)
     if json_out:
         emit_json(plan.as_dict())
-    else:
-        _print(format_plan(plan))
-        if save:
-            _print(f"saved to {save}: apply exactly this with `qidf apply -f {save}`")
+    elif save:
+        _print(f"saved to {save}: apply exactly this with `qidf apply -f {save}`")
 
 
 @app.command("check")

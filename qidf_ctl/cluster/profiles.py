@@ -191,7 +191,7 @@ class Profile:
         """Where the cluster is and how qidf authenticates there, for ``qidf profiles``."""
         where = self.cloud_id and f"Elastic Cloud ID {self.cloud_id.partition(':')[0]}:..."
         where = where or self.url or (self.url_env and f"${self.url_env}") or "(no url)"
-        auth = "none (or a client certificate)"
+        auth = "no credentials" + (" (a client certificate)" if self.client_cert else "")
         user = self.user or (self.user_env and f"${self.user_env}")
         for secret, label in (("password", f"user {user}, password"), ("api_key", "API key"),
                               ("bearer_token", "bearer token")):
