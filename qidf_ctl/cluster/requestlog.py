@@ -14,6 +14,7 @@ fake) gets one line per request, with 200 for a success and the size of the JSON
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -44,6 +45,7 @@ class Attempt:
     nbytes: int | None
     seconds: float
     error: str | None = None
+    ended: float = dataclasses.field(default_factory=time.time)  # wall clock, for "ts"
 
 
 _ATTEMPTS: ContextVar[list[Attempt] | None] = ContextVar("qidf_request_attempts",
@@ -146,8 +148,9 @@ class RequestLog:
             self.verbose(redact(f"request: {method} {target(path, query)} -> {status}, "
                                 f"{ms:.0f} ms{size}{more}{again}"))
         if self.trace is not None:
+            started = datetime.fromtimestamp(attempt.ended - attempt.seconds, timezone.utc)
             line: dict[str, Any] = {
-                "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                "ts": started.isoformat(timespec="milliseconds"),  # when the attempt began
                 "method": method, "path": path, "status": attempt.status, "ms": ms,
                 "bytes": attempt.nbytes}
             if query:
