@@ -48,9 +48,7 @@ def demo_cmd(
     Runs on the local engine (started if needed), or on the cluster given by --url /
     QIDF_URL or --profile (e.g. the docker-compose one).
 
-    Example:
-
-      qidf demo --queries 500
+    Example: qidf demo --queries 500
     """
     from qidf_ctl.demo import run_demo
 

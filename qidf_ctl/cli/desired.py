@@ -57,9 +57,7 @@ def plan_cmd(
 
     Targets without `cluster = NAME` use --url / QIDF_URL.
 
-    Example:
-
-      qidf plan -f qidf.toml --out plan.json
+    Example: qidf plan -f qidf.toml --out plan.json
     """
     if save:
         check_writable(save, "--out")
@@ -107,10 +105,9 @@ def check_cmd(
     Also asks the engine what a new index matching each managed template would get, and
     reports indices that match a managed template but lack the similarity.
 
-    Examples:
+    Example: qidf check -f qidf.toml --json
 
-      qidf check -f qidf.toml --json
-      qidf check code-search --q 0.3
+    Example: qidf check code-search --q 0.3
     """
     if index is not None:
         if q is None:

@@ -51,9 +51,7 @@ def config(engine: str | None, port: int | None, **more: object) -> EngineConfig
 def engine_fetch(engine: Engine = None, json_out: Json = False) -> None:
     """Download (once, through Maven) and assemble the engine without starting it.
 
-    Example:
-
-      qidf engine fetch --engine opensearch-2.19.6 --json
+    Example: qidf engine fetch --engine opensearch-2.19.6 --json
     """
     cfg = config(engine, None)
     with step_status(quiet=json_out) as progress:
@@ -91,9 +89,7 @@ def engine_start(
     """Download (once), assemble and start a local node, or a cluster of --nodes, on
     127.0.0.1.
 
-    Example:
-
-      qidf engine start --port 9200 --nodes 3
+    Example: qidf engine start --port 9200 --nodes 3
     """
     if security and engine is None:  # the one version with a pinned security plugin
         from qidf_ctl.engine.security import SECURITY_VERSION
@@ -156,9 +152,7 @@ def engine_stop(port: Port = None, engine: Engine = None, json_out: Json = False
     """Stop the local node, or every node of the local cluster, started by `qidf engine
     start` (and nothing else).
 
-    Example:
-
-      qidf engine stop --port 9200
+    Example: qidf engine stop --port 9200
     """
     cfg = config(engine, port)
     ports = process.members(cfg)
@@ -179,9 +173,7 @@ def engine_status(port: Port = None, engine: Engine = None, json_out: Json = Fal
     """Say whether the local node (or each node of the local cluster) runs, where, and where
     its data and logs are (exit 3 when it, or any node, does not run).
 
-    Example:
-
-      qidf engine status --json
+    Example: qidf engine status --json
     """
     cfg = config(engine, port)
     info = process.status(cfg)

@@ -72,9 +72,7 @@ def eval_cmd(
 
     Queries the engine returns nothing for count as 0.
 
-    Example:
-
-      qidf eval code-search --queries q.jsonl --qrels q.trec --baseline bm25.run
+    Example: qidf eval code --queries q.jsonl --qrels q.trec --baseline bm25.run
     """
     if query_time != (q is not None):
         raise UsageError("--query-time needs --q, and --q needs --query-time (e.g. "
@@ -161,10 +159,9 @@ def sweep_cmd(
     family. With --query-time the index is never changed (q only: k1 and b live in the
     index's BM25, which query time does not touch).
 
-    Examples:
+    Example: qidf sweep code --queries q.jsonl --qrels q.trec --plot sweep.png
 
-      qidf sweep code-search --queries q.jsonl --qrels q.trec --plot sweep.png
-      qidf sweep code-search --queries q.jsonl --qrels q.trec --query-time
+    Example: qidf sweep code --queries q.jsonl --qrels q.trec --query-time
     """
     q_grid = sweep_lib.parse_grid(grid)
     fixed_reference = _fixed_reference(reference)

@@ -3,18 +3,20 @@
 Docstrings are wrapped at 100 columns in the source; typer's rich help keeps those line
 breaks, so at 80 columns a sentence broke twice (once by hand, once by rich). ``unwrap``
 joins the lines of each paragraph, and ``apply`` does it for every command and group of the
-app once, after they are registered. A paragraph whose lines are all indented (examples,
-commands to copy) is kept as written: it is meant to be read line by line.
+app once, after they are registered. A paragraph whose lines are all indented (commands to
+copy) is kept as written: it is meant to be read line by line.
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
 
 import typer
 
-EXAMPLE_HEADINGS = ("Example:", "Examples:")
+# One command a paragraph, unindented: typer's rich help strips the indentation of a block
+# that follows the first paragraph directly, and an example must fit on one line at 80
+# columns (tests/unit/test_help.py).
+EXAMPLE = "Example:"
 
 
 def _verbatim(lines: list[str]) -> bool:
@@ -36,13 +38,10 @@ def unwrap(text: str | None) -> str | None:
 
 
 def examples(text: str | None) -> list[str]:
-    """The example command lines of a help text (the indented paragraph after "Example:")."""
-    paragraphs = inspect.cleandoc(text or "").split("\n\n")
-    found: list[str] = []
-    for heading, block in itertools.pairwise(paragraphs):
-        if heading.strip() in EXAMPLE_HEADINGS:
-            found += [line.strip() for line in block.splitlines() if line.strip()]
-    return found
+    """The example commands of a help text: each paragraph ``Example: qidf ...``."""
+    return [paragraph.strip().removeprefix(EXAMPLE).strip()
+            for paragraph in (unwrap(text) or "").split("\n\n")
+            if paragraph.strip().startswith(EXAMPLE)]
 
 
 def apply(app: typer.Typer) -> None:

@@ -28,9 +28,7 @@ def plugin_build(
 ) -> None:
     """Build the plugin zip with Maven (a plugin loads only into its exact engine version).
 
-    Example:
-
-      qidf plugin build --engine opensearch-2.19.6
+    Example: qidf plugin build --engine opensearch-2.19.6
     """
     cfg = config(engine, None)
     with step_status(quiet=json_out) as progress:
@@ -54,9 +52,7 @@ def plugin_install(
     """Install the plugin on every node of the local engine and restart them; a cluster is
     restarted one node at a time and stays available.
 
-    Example:
-
-      qidf plugin install --port 9200
+    Example: qidf plugin install --port 9200
     """
     cfg = config(engine, port)
     if engine is None:  # the engine that runs (or last ran) there, not the default

@@ -45,9 +45,7 @@ def profiles_list(json_out: Json = False) -> None:
     """List the profiles of your config file: where each cluster is and how qidf
     authenticates there (secrets by reference only).
 
-    Example:
-
-      qidf profiles list --json
+    Example: qidf profiles list --json
     """
     config = load_config()
     listed = {name: {**p.as_dict(), **p.describe()} for name, p in config.profiles.items()}
@@ -88,9 +86,7 @@ def profiles_show(
     QIDF_* variables of this shell would override it; checks the profile as a command would
     (reading its secrets) without connecting (exit 2 when it would fail).
 
-    Example:
-
-      qidf profiles show prod
+    Example: qidf profiles show prod
     """
     config = load_config()
     profile = config.profile(name)

@@ -30,9 +30,7 @@ def recover_cmd(
     or roll it back from qidf's journal, remove scratch indices of dead runs, and rewrite a
     _meta.qidf record that disagrees with the settings. apply and revert do this themselves.
 
-    Example:
-
-      qidf recover code-search --force
+    Example: qidf recover code-search --force
     """
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:

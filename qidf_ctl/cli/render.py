@@ -48,9 +48,7 @@ def render_cmd(
 ) -> None:
     """Print the q-log similarity as settings, a template, flat keys or a Terraform value.
 
-    Example:
-
-      qidf render --q 0.3 > similarity.json
+    Example: qidf render --q 0.3 > similarity.json
 
     The index settings: the body of PUT INDEX, or of _settings on a closed index. The other
     formats (copy-paste; URL is the cluster):

@@ -70,9 +70,7 @@ def apply_cmd(
     settings. An interrupted earlier apply or revert on the index is finished or rolled back
     first.
 
-    Example:
-
-      qidf apply code-search --q 0.3 --strategy clone
+    Example: qidf apply code-search --q 0.3 --strategy clone
     """
     from qidf_ctl.errors import UsageError
 
@@ -125,9 +123,7 @@ def revert_cmd(
     """Restore the similarity settings the index had before qidf's first apply (with
     --strategy clone: on a clone of the live index, so no write made since is lost).
 
-    Example:
-
-      qidf revert code-search --strategy clone
+    Example: qidf revert code-search --strategy clone
     """
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
@@ -162,9 +158,7 @@ def report_change(result: install.ChangeResult, json_out: bool) -> None:
 def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> None:
     """Print the index's current similarity and how it was installed.
 
-    Example:
-
-      qidf show code-search --json
+    Example: qidf show code-search --json
     """
     info = install.show(conn.connect(), index)
     info["sharding_warning"] = sharding_warning(info["shards"])

@@ -70,9 +70,7 @@ def stats_cmd(
     """Corpus statistics of text fields: size, df histogram, hapax densities, what the df = 1
     terms and the raw text look like (exact or sampled).
 
-    Example:
-
-      qidf stats code-search --field text --sample 5000 --seed 1
+    Example: qidf stats code-search --field text --sample 5000 --seed 1
     """
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
@@ -101,9 +99,7 @@ def predict_cmd(
 ) -> None:
     """Predict q for an index from its own statistics, without relevance labels.
 
-    Example:
-
-      qidf predict code-search --field text --queries queries.jsonl
+    Example: qidf predict code-search --field text --queries queries.jsonl
     """
     predict.get(predictor)
     sampled = query_sample(queries, seed=seed) if queries else None

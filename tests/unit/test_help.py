@@ -159,12 +159,13 @@ def test_every_command_has_an_example_that_fits_on_one_line(path):
     if isinstance(command, typer.core.TyperGroup):
         return
     found = helptext.examples(command.help)
-    assert found, f"qidf {' '.join(path)} has no 'Example:' paragraph"
+    assert found, f"qidf {' '.join(path)} has no 'Example: qidf ...' paragraph"
     assert all(e.startswith(f"qidf {' '.join(path)}") for e in found), found
     text = render(path, 80)
     rendered = [" ".join(line.split()) for line in text.splitlines()]
     for example in found:
-        assert " ".join(example.split()) in rendered, f"{example!r} does not fit at 80 columns"
+        assert f"Example: {' '.join(example.split())}" in rendered, (
+            f"{example!r} does not fit on one line at 80 columns")
 
 
 def test_no_help_string_holds_a_line_break():
@@ -183,7 +184,9 @@ def test_no_help_string_holds_a_line_break():
 
 
 def test_unwrap_keeps_paragraphs_and_indented_blocks():
-    text = "First line\n    goes on.\n\n    Example:\n\n      qidf x --a\n      qidf x --b\n"
-    assert helptext.unwrap(text) == "First line goes on.\n\nExample:\n\n  qidf x --a\n  qidf x --b"
-    assert helptext.examples(text) == ["qidf x --a", "qidf x --b"]
+    text = ("First line\n    goes on.\n\n    Example: qidf x --a\n\n      curl -d @a\n"
+            "      curl -d @b\n")
+    assert helptext.unwrap(text) == ("First line goes on.\n\nExample: qidf x --a\n\n"
+                                     "  curl -d @a\n  curl -d @b")
+    assert helptext.examples(text) == ["qidf x --a"]
     assert re.sub(r"\s+", " ", helptext.unwrap("a\nb\n\nc") or "") == "a b c"
