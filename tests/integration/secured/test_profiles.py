@@ -22,7 +22,7 @@ def test_a_tls_profile_with_a_password_file(secured, no_proxy_env, tmp_path, cap
         monkeypatch.delenv(var, raising=False)
     password_file = secured.password_file("qidf_op")
     config = tmp_path / "config.toml"
-    config.write_text(f'[clusters.secured]\nurl = "{secured.url}"\nuser = "qidf"\n'
+    config.write_text(f'[clusters.secured]\nurl = "{secured.url}"\nuser = "qidf_op"\n'
                       f'password_file = "{password_file}"\nca_certs = '
                       f'"{secured.access.ca_certs}"\nretries = 0\n')
     monkeypatch.setenv("QIDF_CONFIG", str(config))
