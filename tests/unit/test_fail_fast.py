@@ -140,3 +140,14 @@ def test_results_are_printed_before_a_plot_that_fails(sweep_cli, files, capsys, 
     code, out, _ = run([*argv, "--json"], capsys, monkeypatch)
     payload = json.loads(out)
     assert payload["oracle_q"] == 0.25 and "No space left" in payload["error"]["message"]
+
+
+def test_the_demo_checks_its_folder_before_starting_an_engine(capsys, monkeypatch, tmp_path):
+    from qidf_ctl.engine import process
+
+    started = []
+    monkeypatch.setattr(process, "start", lambda *a, **k: started.append(a) or {})
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code, _, err = run(["demo", "--out-dir", str(blocker / "demo")], capsys, monkeypatch)
+    assert code == 2 and "--out-dir" in err and started == []
