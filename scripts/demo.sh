@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command for newcomers: set up, start the local OpenSearch node, run the demo.
 #   ./scripts/demo.sh            (extra arguments go to `qidf demo`, e.g. --queries 1000)
+# The plot extra is installed too: the demo ends with commands to paste, `sweep --plot` one.
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python ""
+bootstrap_python "plot"
 exec "$QIDF_VENV/bin/qidf" demo "$@"

@@ -1,7 +1,9 @@
 """The secrets matrix of issue 12: secrets with newlines, ``#``, ``/``, ``@``, ``%`` and
 non-latin-1 characters, fed through every option, environment variable and file that takes a
-secret; the unit tests run it against loopback stand-ins, the secured integration tests
-against the real node. ``leaks`` is the grep: any spelling of a secret in any output."""
+secret, and (issue 25) through every reference a profile of the user's config file can make
+to one; the unit tests run it against loopback stand-ins, the secured integration tests
+against the real node, each run with ``--verbose`` and ``--trace``. ``leaks`` is the grep:
+any spelling of a secret in any output, the trace file included."""
 
 from __future__ import annotations
 
@@ -61,3 +63,32 @@ def channels(secret: str, folder: Path, index: int) -> list[tuple[str, list[str]
           "AWS_EC2_METADATA_DISABLED": "true"}),
         ("HTTPS_PROXY password", ["--proxy-secret", url_secret], {}),
     ]
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") \
+        .replace("\t", "\\t") + '"'
+
+
+def profile_channels(secret: str, folder: Path, index: int, user: str = "u"
+                     ) -> list[tuple[str, list[str], dict[str, str]]]:
+    """(name, extra CLI arguments, environment) for each way a profile names ``secret``: a
+    variable, a file, and (refused, never echoed) written inline in the config file."""
+    path = folder / f"profile-secret-{index}"
+    path.write_text(secret, encoding="utf-8")
+    found = []
+    for kind, table in (
+            ("password_env", f'user = "{user}"\npassword_env = "QIDF_MATRIX_SECRET"'),
+            ("password_file", f'user = "{user}"\npassword_file = "{path.name}"'),
+            ("api_key_env", 'api_key_env = "QIDF_MATRIX_SECRET"'),
+            ("api_key_file", f'api_key_file = "{path.name}"'),
+            ("bearer_token_env", 'bearer_token_env = "QIDF_MATRIX_SECRET"'),
+            ("bearer_token_file", f'bearer_token_file = "{path.name}"'),
+            ("inline password (refused)",
+             f'user = "{user}"\npassword = {_toml_string(secret)}')):
+        config = folder / f"config-{index}-{kind.split()[0]}.toml"
+        config.write_text(f'[clusters.p]\nurl = "http://127.0.0.1:1"\n{table}\n',
+                          encoding="utf-8")
+        found.append((f"profile {kind}", ["--profile", "p"],
+                      {"QIDF_CONFIG": str(config), "QIDF_MATRIX_SECRET": secret}))
+    return found

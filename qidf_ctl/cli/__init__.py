@@ -8,8 +8,10 @@ from qidf_ctl.cli import (  # noqa: F401
     desired,
     engine,
     evaluation,
+    helptext,
     mcp,
     plugin,
+    profiles,
     recover,
     render,
     search,
@@ -17,5 +19,7 @@ from qidf_ctl.cli import (  # noqa: F401
     stats,
 )
 from qidf_ctl.cli.app import app, main
+
+helptext.apply(app)
 
 __all__ = ["app", "main"]

@@ -7,13 +7,13 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 
 from qidf_ctl.cli.output import emit_json, err
 from qidf_ctl.cluster import redact
-from qidf_ctl.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QidfError
+from qidf_ctl.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QidfError, UsageError
 from qidf_ctl.formula import InvalidParameter
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -32,6 +32,33 @@ def report_error(message: str, code: int, kind: str = "error") -> None:
     if wants_json():
         emit_json({"error": {"message": message, "exit_code": code, "kind": kind}})
     err.print(f"error: {message}", markup=False)
+
+
+def _described(exc: BaseException) -> tuple[str, int, str]:
+    """The message, exit code and kind ``one_line_errors`` gives an exception."""
+    if isinstance(exc, InvalidParameter):
+        return str(exc), EXIT_USAGE, "usage"
+    if isinstance(exc, QidfError):
+        return str(exc), exc.exit_code, type(exc).__name__
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", EXIT_INTERRUPTED, "interrupted"
+    return (f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report it; set "
+            f"{DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+
+
+def fail_after(measured: dict[str, Any] | None, exc: BaseException) -> NoReturn:
+    """Fail with ``exc`` after the work measured so far: with --json, one object holding
+    what was measured and the error (stdout stays one object); as text, the error line (the
+    caller printed the measurements)."""
+    if isinstance(exc, OSError):
+        exc = UsageError(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+    message, code, kind = _described(exc)
+    message = redact(" ".join(message.split()))
+    if wants_json():
+        emit_json({**(measured or {}), "error": {"message": message, "exit_code": code,
+                                                 "kind": kind}})
+    err.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
 
 
 def one_line_errors(func: F) -> F:

@@ -1,8 +1,14 @@
-"""``qidf demo``: real Go code, the generic ``standard`` analyzer, BM25 against q-log."""
+"""``qidf demo``: real Go code, the generic ``standard`` analyzer, BM25 against q-log; then
+the commands that take the reader from the demo to their own index, ready to paste."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -13,8 +19,13 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.engine import Port, config
 from qidf_ctl.cli.options import ClusterOptions, Json, ModeOpt, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
+from qidf_ctl.cli.paths import check_writable
+from qidf_ctl.cluster.connection import DEFAULT_URL
 from qidf_ctl.engine import disk, process
+from qidf_ctl.engine.config import DEFAULT_PORT, home_dir
 from qidf_ctl.install.mode import check_mode
+
+SWEEP_GRID = "0.05,0.1,0.3,0.5,0.7,1"  # a quick curve; `qidf sweep` alone runs 18 q
 
 
 @app.command("demo")
@@ -25,24 +36,33 @@ def demo_cmd(
     queries: Annotated[int, typer.Option(help="How many code queries to run.", min=1)] = 500,
     port: Port = None,
     mode: ModeOpt = "auto",
+    out_dir: Annotated[str | None, typer.Option(
+        "--out-dir", help="Folder the demo writes its queries and judgements to, for the "
+        "commands it prints next (default: demo/ in the qidf home, $QIDF_HOME, next to the "
+        "local engine's data).")] = None,
     json_out: Json = False,
 ) -> None:
-    """Index real Go code and compare BM25 with q-log on a real engine.
+    """Index real Go code and compare BM25 with q-log on a real engine, then print the
+    commands that take it further (predict, sweep, apply, show, revert), ready to paste.
 
     Runs on the local engine (started if needed), or on the cluster given by --url /
-    QIDF_URL (e.g. the docker-compose one).
+    QIDF_URL or --profile (e.g. the docker-compose one).
 
     Example: qidf demo --queries 500
     """
     from qidf_ctl.demo import run_demo
 
     check_mode(mode)
-    local = conn.url is None
+    folder = Path(out_dir).expanduser() if out_dir else home_dir() / "demo"
+    check_writable(folder / "queries.jsonl", "--out-dir")
+    local = not conn.names_a_cluster
+    stop_port = None
     if local:
         cfg = config(None, port)
         with step_status(quiet=json_out) as progress:
             info = process.start(cfg, progress)
         conn.url = info["url"]
+        stop_port = cfg.port
         warning = disk.local_warning(cfg, len(info["nodes"]))
         if warning and not json_out:
             err.print(f"warning: {warning}", markup=False)
@@ -52,14 +72,63 @@ def demo_cmd(
         err.print(f"mode: {reason}", markup=False)
     with step_status(quiet=json_out) as progress:
         result = run_demo(cluster, max_queries=queries, mode=chosen, progress=progress,
-                          bar=bars(json_out))
+                          bar=bars(json_out), files_dir=folder)
+    steps = next_commands(result, conn, cluster.url, stop_port)
     if json_out:
-        emit_json(dataclasses.asdict(result))
+        emit_json({**dataclasses.asdict(result), "next_commands": [c for c, _ in steps]})
         return
-    _print_demo(result, cluster.url, local)
+    _print_demo(result, cluster.url)
+    _print_next(steps, conn)
 
 
-def _print_demo(result: Any, url: str, local: bool) -> None:
+def qidf_command() -> str:
+    """How to run this qidf again from any folder: ``qidf`` when that name on PATH is this
+    program, else its absolute path (``./scripts/demo.sh`` leaves .venv/bin off PATH)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if not argv0 or argv0.endswith(("__main__.py", ".py")):
+        return f"{shlex.quote(sys.executable)} -m qidf_ctl"
+    program = Path(argv0) if os.sep in argv0 else Path(shutil.which(argv0) or argv0)
+    found = shutil.which("qidf")
+    try:
+        if found and program.exists() and os.path.samefile(found, program):
+            return "qidf"
+    except OSError:
+        pass
+    return shlex.quote(str(program.absolute()))
+
+
+def _connection_args(conn: ClusterOptions, url: str) -> str:
+    """The options that name the demo's cluster again (never a credential)."""
+    if conn.profile:
+        return f" --profile {shlex.quote(conn.profile)}"
+    return "" if url == DEFAULT_URL else f" --url {shlex.quote(url)}"
+
+
+def next_commands(result: Any, conn: ClusterOptions, url: str,
+                  stop_port: int | None) -> list[tuple[str, str]]:
+    """(command, what it does) for each next step, each runnable exactly as printed."""
+    qidf, index = qidf_command(), result.index
+    where = _connection_args(conn, url)
+    queries = shlex.quote(result.queries_file or "queries.jsonl")
+    qrels = shlex.quote(result.qrels_file or "qrels.trec")
+    plot = shlex.quote(str(Path(result.queries_file or ".").parent / "sweep.png"))
+    steps = [
+        (f"{qidf} predict {index} --queries {queries}{where}",
+         "q from the index and the queries alone (no labels)"),
+        (f"{qidf} sweep {index} --queries {queries} --qrels {qrels} --grid {SWEEP_GRID} "
+         f"--plot {plot}{where}", "NDCG@10 at each q, with the judgements; draws the curve"),
+        (f"{qidf} apply {index} --q auto --queries {queries}{where}",
+         "installs the q predict gives (at q = 1 BM25 stays and nothing changes)"),
+        (f"{qidf} show {index}{where}", "the similarity the index has now"),
+        (f"{qidf} revert {index}{where}", "back to what it had before"),
+    ]
+    if stop_port is not None:
+        port = "" if stop_port == DEFAULT_PORT else f" --port {stop_port}"
+        steps.append((f"{qidf} engine stop{port}", "stops the local engine"))
+    return steps
+
+
+def _print_demo(result: Any, url: str) -> None:
     from rich.table import Table
 
     how = "the native plugin" if result.mode == "plugin" else "Painless"
@@ -79,12 +148,25 @@ def _print_demo(result: Any, url: str, local: bool) -> None:
                   f"(BM25) to rank {ex['qlog_rank']} ({ex['qlog_label']}).", markup=False)
         out.print(f"query (code):\n{ex['code_head']}\n...", markup=False)
         out.print(f"gold docstring: {ex['gold_doc']}", markup=False)
-    where = "" if local else f" --url {url}"
-    stop = "\n  qidf engine stop           (stops the local engine)" if local else ""
-    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. Next, try:\n"
-              f"  qidf predict {result.index}{where}\n"
-              f"  qidf apply {result.index} --q auto{where}\n"
-              f"  qidf show {result.index}{where}\n  qidf revert {result.index}{where}{stop}",
+    out.print(f"\nqidf predict with the demo's queries: q = {result.predicted_q:g} (the row "
+              f"marked (qidf predict)); {result.predicted_reason}", markup=False)
+    out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. The demo's "
+              f"{result.queries} queries and their judgements are in {result.queries_file} "
+              f"and {result.qrels_file}.", markup=False)
+
+
+def _print_next(steps: list[tuple[str, str]], conn: ClusterOptions) -> None:
+    out.print("\nNext, on this index (each line runs as printed, from any folder):",
               markup=False)
-
-
+    for command, what in steps:
+        out.print(f"  {command}  # {what}", markup=False)
+    qidf = steps[0][0].split(" ")[0]
+    activate = Path(qidf).parent / "activate"
+    if qidf != "qidf" and activate.is_file():
+        out.print(f"(to type just `qidf`: source {shlex.quote(str(activate))})", markup=False)
+    if any(getattr(conn, k) for k in ("user", "password_file", "api_key_file",
+                                      "bearer_token_file", "ca_certs", "aws_region")):
+        out.print("(add the connection options you gave the demo: credentials are never "
+                  "printed)", markup=False)
+    out.print("On your own index, the same commands with its name and your --url (or "
+              "--profile): see docs/tutorial/demo.md.", markup=False)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from qidf_ctl.cli.app import app
-from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.boundary import fail_after, one_line_errors
 from qidf_ctl.cli.options import (
     K1,
     B,
@@ -22,6 +22,7 @@ from qidf_ctl.cli.options import (
     with_cluster,
 )
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
+from qidf_ctl.cli.paths import check_writable
 from qidf_ctl.desired import (
     DEFAULT_FILE,
     Connections,
@@ -67,18 +68,24 @@ def plan_cmd(
 
     Example: qidf plan -f qidf.toml --out plan.json
     """
+    if save:
+        check_writable(save, "--out")
     state = load(file)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         plan = make_plan(state, conns, progress=progress, bar=bars(json_out))
-    if save:
-        Path(save).write_text(json.dumps(plan.as_dict(), indent=2, sort_keys=True) + "\n")
+    if not json_out:
+        _print(format_plan(plan))
+    if save:  # after the plan is printed: a write that fails late loses nothing
+        try:
+            Path(save).write_text(json.dumps(plan.as_dict(), indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            fail_after(plan.as_dict(), exc)
     if json_out:
         emit_json(plan.as_dict())
-    else:
-        _print(format_plan(plan))
-        if save:
-            _print(f"saved to {save}: apply exactly this with `qidf apply -f {save}`")
+    elif save:
+        _print(f"saved to {save}: apply exactly this with `qidf apply -f {save}`")
 
 
 @app.command("check")
@@ -108,7 +115,9 @@ def check_cmd(
     Also asks the engine what a new index matching each managed template would get, and
     reports indices that match a managed template but lack the similarity.
 
-    Example: qidf check -f qidf.toml --json   (one index: qidf check code-search --q 0.3)
+    Example: qidf check -f qidf.toml --json
+
+    Example: qidf check code-search --q 0.3
     """
     if index is not None:
         if q is None:
@@ -123,7 +132,8 @@ def check_cmd(
             raise UsageError("--queries-are is read only with INDEX and --q auto: in a file, "
                              "a target's queries_are key says it")
         state = load(file)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         report = check(state, conns, progress=progress)
     if json_out:
@@ -154,9 +164,11 @@ def _load_plan_or_state(path: str, conn: ClusterOptions, json_out: bool
         except json.JSONDecodeError as exc:
             raise UsageError(f"{path} is not valid JSON: {exc}") from None
         profiles = {name: Profile(**p) for name, p in plan.profiles.items()}
-        return plan, Connections(profiles, fallback=conn.settings), True
+        return plan, Connections(profiles, fallback=conn.settings,
+                                 connect=conn.connect_settings), True
     state = load(path)
-    conns = Connections(state.profiles, fallback=conn.settings)
+    conns = Connections(state.profiles, fallback=conn.settings,
+                        connect=conn.connect_settings)
     with step_status(quiet=json_out) as progress:
         plan = make_plan(state, conns, progress=progress, bar=bars(json_out))
     return plan, conns, False

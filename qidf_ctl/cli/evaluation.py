@@ -7,13 +7,15 @@ from typing import Annotated
 import typer
 
 from qidf_ctl.cli.app import app
-from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.boundary import fail_after, one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
+from qidf_ctl.cli.paths import check_writable
 from qidf_ctl.cli.recover import warn_if_interrupted
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.errors import UsageError
+from qidf_ctl.errors import QidfError, UsageError
 from qidf_ctl.evaluation import evaluate, files, runs
+from qidf_ctl.evaluation import plot as plot_lib
 from qidf_ctl.evaluation import sweep as sweep_lib
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
@@ -71,12 +73,14 @@ def eval_cmd(
 
     Queries the engine returns nothing for count as 0.
 
-    Example: qidf eval code-search --queries q.jsonl --qrels qrels.trec --baseline bm25.run
+    Example: qidf eval code --queries q.jsonl --qrels q.trec --baseline bm25.run
     """
     if query_time != (q is not None):
         raise UsageError("--query-time needs --q, and --q needs --query-time (e.g. "
                          "--query-time --q 0.3); without both, eval measures the index as it is")
     query_time_q = validate_q(q) if q is not None else None
+    if run_out:
+        check_writable(run_out, "--run-out")
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
     base = runs.read_trec_run(baseline) if baseline else None
@@ -87,11 +91,18 @@ def eval_cmd(
             cluster, index, qs, rel, field_name=field, depth=depth, budget=budget,
             counter_name=token_counter, baseline=base, resamples=resamples, seed=seed,
             query_time_q=query_time_q, progress=progress, bar=bars(json_out))
-    if run_out:
-        runs.write_trec_run(run, run_out)
+    if not json_out:
+        _print_eval(result)
+    if run_out:  # after the numbers are out: a write that fails late loses nothing
+        try:
+            runs.write_trec_run(run, run_out)
+        except OSError as exc:
+            fail_after(result.as_dict(), exc)
     if json_out:
         emit_json(result.as_dict())
-        return
+
+
+def _print_eval(result: evaluate.EvalResult) -> None:
     out.print(f"{result.index} ({result.similarity}), field {result.field}, "
               f"{result.queries} queries, top {result.depth}", markup=False)
     for name, value in result.mean.items():
@@ -114,7 +125,8 @@ def sweep_cmd(
     queries: QueriesOpt,
     qrels: QrelsOpt,
     grid: Annotated[str, typer.Option(
-        help="q values (0.05,0.1,0.3) or start:stop:step.")]
+        show_default=False, help="q values (0.05,0.1,0.3) or start:stop:step; default: "
+        + ", ".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID) + ".")]
     = ",".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID),
     plot: Annotated[str | None, typer.Option(
         "--plot", help="Write the NDCG@10 curve to this PNG.")] = None,
@@ -148,7 +160,9 @@ def sweep_cmd(
     family. With --query-time the index is never changed (q only: k1 and b live in the
     index's BM25, which query time does not touch).
 
-    Example: qidf sweep code-search --queries q.jsonl --qrels qrels.trec --plot sweep.png
+    Example: qidf sweep code --queries q.jsonl --qrels q.trec --plot sweep.png
+
+    Example: qidf sweep code --queries q.jsonl --qrels q.trec --query-time
     """
     q_grid = sweep_lib.parse_grid(grid)
     fixed_reference = _fixed_reference(reference)
@@ -157,6 +171,9 @@ def sweep_cmd(
         raise UsageError("--query-time sweeps q only: k1 and b are the index's own BM25 "
                          "parameters, which query time does not change (drop --k1-grid/--b-grid "
                          "or --query-time)")
+    if plot:  # before any file is read or any request sent: the sweep changes the index
+        plot_lib.require()
+        check_writable(plot, "--plot")
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
     if joint_grids is not None:
@@ -164,19 +181,42 @@ def sweep_cmd(
         return
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
-    with step_status(quiet=json_out) as progress:
-        ref = (fixed_reference if reference != "auto"
-               else _auto_reference(cluster, index, field, qs, queries, progress))
-        result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
-                                 mode=mode, query_time=query_time, reference=ref,
-                                 progress=progress, bar=bars(json_out))
-    if plot:
-        from qidf_ctl.evaluation.plot import plot as plot_curve
-
-        plot_curve(result, plot)
+    measured = sweep_lib.Measured()
+    try:
+        with step_status(quiet=json_out) as progress:
+            ref = (fixed_reference if reference != "auto"
+                   else _auto_reference(cluster, index, field, qs, queries, progress))
+            result = sweep_lib.sweep(cluster, index, qs, rel, grid=q_grid, field_name=field,
+                                     mode=mode, query_time=query_time, reference=ref,
+                                     progress=progress, bar=bars(json_out), measured=measured)
+    except (QidfError, KeyboardInterrupt) as exc:
+        if measured.baseline_ndcg10 is None:
+            raise
+        if not json_out:
+            _print_measured(measured, "measured before the failure")
+        fail_after({"partial": True, **measured.as_dict()}, exc)
+    if not json_out:
+        _print_sweep(result)
+    if plot:  # the numbers are printed first: a plot that fails late loses nothing
+        try:
+            plot_lib.plot(result, plot)
+        except (QidfError, OSError) as exc:
+            fail_after(result.as_dict(), exc)
     if json_out:
-        emit_json(result.as_dict())
-        return
+        emit_json({**result.as_dict(), **({"plot": plot} if plot else {})})
+    elif plot:
+        out.print(f"plot: {plot}", markup=False)
+
+
+def _print_measured(measured: sweep_lib.Measured, title: str) -> None:
+    out.print(f"{title}:", markup=False)
+    out.print(f"  baseline ({measured.baseline_similarity}): NDCG@10 "
+              f"{measured.baseline_ndcg10:.4f}", markup=False)
+    for p in measured.points:
+        out.print(f"  q = {p.q:<5g} NDCG@10 {p.ndcg10:.4f}", markup=False)
+
+
+def _print_sweep(result: sweep_lib.SweepResult) -> None:
     out.print(f"{result.index}, field {result.field}, {result.queries} queries "
               f"({result.seconds:.1f}s)", markup=False)
     out.print(f"  baseline ({result.baseline_similarity}): NDCG@10 "
@@ -186,8 +226,6 @@ def sweep_cmd(
         out.print(f"  q = {p.q:<5g} NDCG@10 {p.ndcg10:.4f}{mark}", markup=False)
     if result.recommendation is not None:
         out.print(f"recommended: {result.recommendation.reason}", markup=False)
-    if plot:
-        out.print(f"plot: {plot}", markup=False)
 
 
 def _fixed_reference(text: str) -> tuple[float, str] | None:

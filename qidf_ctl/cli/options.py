@@ -2,7 +2,9 @@
 
 ``with_cluster`` adds the connection options to a command, like sqlite-utils' shared option
 decorators: the command gets one ``conn`` argument and calls ``conn.connect()`` when it is
-ready, after checking its own input, so bad input never waits on a network.
+ready, after checking its own input, so bad input never waits on a network. It also adds
+``--profile`` (a named profile of the user's config file, under the options) and the request
+log (``--verbose``, ``--trace FILE``), so every cluster command has them.
 """
 
 from __future__ import annotations
@@ -10,18 +12,24 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.cluster.connection import ENV
+from qidf_ctl.cluster.profile_file import load_config
+from qidf_ctl.cluster.profiles import ENV_PROFILE, Profile
+from qidf_ctl.cluster.requestlog import RequestLog
 from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import QlogParams
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONNECTION = "Connection"
+REQUEST_LOG = "Request log"
+ENV_VERBOSE = "QIDF_VERBOSE"
+ENV_TRACE = "QIDF_TRACE"
 
 # --- Connection options ------------------------------------------------------------------
 # Every one has its environment variable (ENV, shown in --help); ConnectionSettings checks
@@ -34,6 +42,10 @@ def _opt(name: str, flag: str, help_text: str, kind: Any = str | None) -> Any:
 
 
 _CONNECTION_OPTIONS: dict[str, Any] = {
+    "profile": Annotated[str | None, typer.Option(
+        "--profile", envvar=ENV_PROFILE, show_envvar=True, rich_help_panel=CONNECTION,
+        help="A cluster profile of your config file (`qidf profiles list`); the options "
+        "below and their variables override its keys one by one.")],
     "url": _opt("url", "--url", "Cluster URL (default: the local engine, "
                 "http://127.0.0.1:9200)."),
     "cloud_id": _opt("cloud_id", "--cloud-id", "Elastic Cloud ID, instead of --url."),
@@ -71,7 +83,17 @@ _CONNECTION_OPTIONS: dict[str, Any] = {
                     float | None),
     "retries": _opt("retries", "--retries", "Retries after a connection error or HTTP "
                     "429/502/503/504 (default 3; never after a timeout).", int | None),
+    "verbose": Annotated[bool, typer.Option(
+        "--verbose", "-v", envvar=ENV_VERBOSE, show_envvar=True, rich_help_panel=REQUEST_LOG,
+        help="Print one line per request on stderr: method, path, status, time (never a "
+        "credential).")],
+    "trace": Annotated[str | None, typer.Option(
+        "--trace", envvar=ENV_TRACE, show_envvar=True, rich_help_panel=REQUEST_LOG,
+        help="Append every request to this file as a JSON line: method, path, query, "
+        "status, ms, bytes (never a header, body or credential).")],
 }
+_NOT_CONNECTION = ("profile", "verbose", "trace")
+_FLAGS = ("insecure", "verbose")
 
 
 @dataclass
@@ -97,29 +119,75 @@ class ClusterOptions:
     proxy: str | None = None
     timeout: float | None = None
     retries: int | None = None
+    profile: str | None = None
+    verbose: bool = False
+    trace: str | None = None
+    request_log: RequestLog | None = field(default=None, repr=False)
+
+    @property
+    def names_a_cluster(self) -> bool:
+        """Whether the command line says where the cluster is (else: the local engine)."""
+        return bool(self.url or self.cloud_id or self.profile)
+
+    def chosen_profile(self) -> Profile | None:
+        """The ``--profile`` of the user's config file (read, validated; no secret read)."""
+        return load_config().profile(self.profile) if self.profile else None
 
     def settings(self) -> ConnectionSettings:
-        options = dict(vars(self))
+        options = {k: v for k, v in vars(self).items()
+                   if k not in (*_NOT_CONNECTION, "request_log")}
         options["username"] = options.pop("user")
-        return ConnectionSettings.from_options(**options)
+        profile = self.chosen_profile()
+        settings = (profile.settings(options, environment=True) if profile is not None
+                    else ConnectionSettings.from_options(**options))
+        settings.request_log = self.request_log
+        return settings
+
+    def connect_settings(self, settings: ConnectionSettings) -> Cluster:
+        """Connect with ``settings`` (e.g. a qidf.toml profile's), through this command
+        line's request log."""
+        if settings.request_log is None:
+            settings.request_log = self.request_log
+        if self.request_log is not None:
+            self.request_log.note(f"cluster: {settings.url}")
+        return Cluster.connect(settings)
 
     def connect(self) -> Cluster:
-        return Cluster.connect(self.settings())
+        settings = self.settings()
+        if self.request_log is not None:
+            via = f" (profile {self.profile!r})" if self.profile else ""
+            self.request_log.note(f"cluster: {settings.url}{via}")
+        return Cluster.connect(settings)
+
+
+def _verbose_line(line: str) -> None:
+    from qidf_ctl.cli.output import err
+
+    err.print(line, markup=False, highlight=False)
 
 
 def with_cluster(func: F) -> F:
-    """Give ``func`` the connection options; it receives them as ``conn: ClusterOptions``."""
+    """Give ``func`` the connection options; it receives them as ``conn: ClusterOptions``.
+    The profile is read and the trace file opened before ``func`` runs: a mistake there is
+    refused before any work."""
     signature = inspect.signature(func, eval_str=True)
     own = [p for name, p in signature.parameters.items() if name != "conn"]
     added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                               default=False if name == "insecure" else None, annotation=kind)
+                               default=False if name in _FLAGS else None, annotation=kind)
              for name, kind in _CONNECTION_OPTIONS.items()]
     keyword_only = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         conn = ClusterOptions(**{name: kwargs.pop(name) for name in _CONNECTION_OPTIONS})
-        return func(*args, conn=conn, **kwargs)
+        conn.chosen_profile()
+        conn.request_log = RequestLog.open(_verbose_line if conn.verbose else None,
+                                           conn.trace)
+        try:
+            return func(*args, conn=conn, **kwargs)
+        finally:
+            if conn.request_log is not None:
+                conn.request_log.close()
 
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=keyword_only + added)

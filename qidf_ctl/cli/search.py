@@ -83,7 +83,7 @@ def search_cmd(
     privilege, no Painless, no plugin. `--json` also prints the request, to paste into an
     application.
 
-    Example: qidf search code-search "func (h *Header) FileInfo() fs.FileInfo" --q 0.3
+    Example: qidf search code "func (h *Header) FileInfo() fs.FileInfo" --q 0.3
     """
     auto = q.strip().lower() == "auto"
     q_value = None if auto else validate_q(q)

@@ -11,6 +11,7 @@ import math
 from typing import Annotated, Any
 
 import typer
+from rich.padding import Padding
 from rich.table import Table
 
 from qidf_ctl import predictors as predict
@@ -150,6 +151,9 @@ def _print_stats(result: stats.IndexStats) -> None:
         out.print(f"\nfield {f.field}" + (
             f" ({f.take_all:,} longest documents read in full, the rest sampled uniformly; "
             "~ marks estimates)" if f.mode == "sampled" else ""), markup=False)
+        facts = Table.grid(padding=(0, 2))  # labels apart from values, values that wrap
+        facts.add_column(no_wrap=True)
+        facts.add_column()
         for label, value, key in (
                 ("documents with tokens (N)", f.documents, "documents"),
                 ("documents without tokens", f.documents_without_tokens, "documents"),
@@ -157,16 +161,18 @@ def _print_stats(result: stats.IndexStats) -> None:
                 ("total tokens", f.total_tokens, "total_tokens"),
                 ("average field length", f.avg_field_length, "total_tokens")):
             mark = "~" if _estimated(f, key) else ""
-            out.print(f"  {label:<26} {mark}{_n(value)}", markup=False)
+            facts.add_row(label, f"{mark}{_n(value)}")
         if f.splits_identifiers is not None:
             splits = ", ".join(f.splits_identifiers) or "no: identifiers stay whole"
-            out.print(f"  {'analyzer splits identifiers':<26} {splits}", markup=False)
+            facts.add_row("analyzer splits identifiers", splits)
         if f.engine is not None:
             held = f.deleted_in_statistics or 0
-            out.print(f"  {'engine field statistics':<26} docCount {f.engine.doc_count:,}, "
-                      f"sumTotalTermFreq {f.engine.sum_ttf:,} (these count "
-                      f"{'~' if _estimated(f, 'documents') else ''}{_n(held)} deleted "
-                      "documents until merged)", markup=False)
+            facts.add_row("engine field statistics",
+                          f"docCount {f.engine.doc_count:,}, sumTotalTermFreq "
+                          f"{f.engine.sum_ttf:,} (these count "
+                          f"{'~' if _estimated(f, 'documents') else ''}{_n(held)} deleted "
+                          "documents until merged)")
+        out.print(Padding(facts, (0, 0, 0, 2)))
         out.print(_histogram_table(f))
         out.print(_density_table(f))
         out.print(_shape_table(f))

@@ -10,16 +10,20 @@ Choices, each for a reason found against real nodes (``docs/how-to/managed.md``)
 - authorization headers built by qidf (``auth.py``), a TLS context built by qidf
   (``tls.py``), SigV4 signed by qidf (``sigv4.py``);
 - retries on 429/502/503/504 and on connection errors, never on timeouts (a timed-out write
-  may have landed; repeating it is not safe in general).
+  may have landed; repeating it is not safe in general);
+- connections that note each HTTP attempt (status, bytes, time) for the request log
+  (``requestlog``): the clients see every attempt, qidf's transport only the outcome.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from qidf_ctl.cluster import auth, tls
 from qidf_ctl.cluster.connection import ConnectionSettings
+from qidf_ctl.cluster.requestlog import note_attempt
 from qidf_ctl.cluster.sigv4 import SigV4Auth, default_credentials
 from qidf_ctl.errors import missing_extra
 
@@ -29,6 +33,49 @@ RETRY_ON_STATUS = (429, 502, 503, 504)
 for _name in ("opensearch", "elastic_transport", "urllib3"):
     logging.getLogger(_name).addHandler(logging.NullHandler())
     logging.getLogger(_name).propagate = False
+
+
+def _size(response: Any) -> int | None:
+    return len(response.encode() if isinstance(response, str) else response) \
+        if response is not None else None
+
+
+def observed_connection(base: Any) -> Any:
+    """An opensearch-py connection class that notes each attempt for the request log."""
+
+    class Observed(base):  # type: ignore[misc, valid-type]
+        def log_request_success(self, method: str, full_url: str, path: str, body: Any,
+                                status_code: int, response: Any, duration: float) -> None:
+            note_attempt(status_code, _size(response), duration)
+            super().log_request_success(method, full_url, path, body, status_code, response,
+                                        duration)
+
+        def log_request_fail(self, method: str, full_url: str, path: str, body: Any,
+                             duration: float, status_code: int | None = None,
+                             response: Any = None, exception: Exception | None = None) -> None:
+            note_attempt(status_code, _size(response), duration,
+                         type(exception).__name__ if exception is not None else None)
+            super().log_request_fail(method, full_url, path, body, duration, status_code,
+                                     response, exception)
+
+    return Observed
+
+
+def observed_node(base: Any) -> Any:
+    """An elastic-transport node class that notes each attempt for the request log."""
+
+    class Observed(base):  # type: ignore[misc, valid-type]
+        def perform_request(self, method: str, target: str, *args: Any, **kwargs: Any) -> Any:
+            started = time.monotonic()
+            try:
+                resp = super().perform_request(method, target, *args, **kwargs)
+            except Exception as exc:
+                note_attempt(None, None, time.monotonic() - started, type(exc).__name__)
+                raise
+            note_attempt(resp.meta.status, _size(resp.body), time.monotonic() - started)
+            return resp
+
+    return Observed
 
 
 def auth_headers(settings: ConnectionSettings) -> dict[str, str]:
@@ -70,7 +117,7 @@ def opensearch_client(settings: ConnectionSettings) -> Any:
         kwargs["http_auth"] = SigV4Auth(default_credentials(), settings.aws_region,
                                         settings.aws_service)
     if settings.proxy:
-        base: Any = opensearchpy.RequestsHttpConnection
+        base: Any = observed_connection(opensearchpy.RequestsHttpConnection)
 
         class ProxiedConnection(base):  # type: ignore[misc, valid-type]
             def __init__(self, *args: Any, **kw: Any) -> None:
@@ -86,7 +133,7 @@ def opensearch_client(settings: ConnectionSettings) -> Any:
             if settings.client_cert:
                 kwargs.update(client_cert=settings.client_cert, client_key=settings.client_key)
     else:
-        kwargs["connection_class"] = opensearchpy.Urllib3HttpConnection
+        kwargs["connection_class"] = observed_connection(opensearchpy.Urllib3HttpConnection)
         if settings.https:
             kwargs.update(use_ssl=True, ssl_context=ssl_context(settings))
             if settings.ssl_assert_fingerprint:
@@ -109,7 +156,7 @@ def elasticsearch_client(settings: ConnectionSettings) -> Any:
     if settings.proxy:
         from elastic_transport import RequestsHttpNode
 
-        class ProxiedNode(RequestsHttpNode):
+        class ProxiedNode(observed_node(RequestsHttpNode)):  # type: ignore[misc]
             def __init__(self, config: Any) -> None:
                 super().__init__(config)
                 _proxied(self.session, settings)
@@ -121,7 +168,11 @@ def elasticsearch_client(settings: ConnectionSettings) -> Any:
                 kwargs["ca_certs"] = settings.ca_certs
             if settings.client_cert:
                 kwargs.update(client_cert=settings.client_cert, client_key=settings.client_key)
-    elif settings.https:
+    else:
+        from elastic_transport import Urllib3HttpNode
+
+        kwargs["node_class"] = observed_node(Urllib3HttpNode)
+    if not settings.proxy and settings.https:
         kwargs["ssl_context"] = ssl_context(settings)
         if settings.ssl_assert_fingerprint:
             kwargs["ssl_assert_fingerprint"] = settings.ssl_assert_fingerprint

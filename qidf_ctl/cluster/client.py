@@ -9,10 +9,12 @@ from qidf_ctl.cluster.connection import ConnectionSettings
 from qidf_ctl.cluster.engine_info import EngineInfo
 from qidf_ctl.cluster.names import check_name, index_path, segment
 from qidf_ctl.cluster.redact import redact
+from qidf_ctl.cluster.requestlog import RequestLog
 from qidf_ctl.cluster.transport import (
     Transport,
     elasticsearch_client_transport,
     elasticsearch_transport,
+    logged,
     opensearch_client_transport,
     opensearch_transport,
 )
@@ -73,8 +75,9 @@ class Cluster:
     """A connected cluster: ``request`` plus the detected engine."""
 
     def __init__(self, transport: Transport, engine: EngineInfo, url: str = "",
-                 serverless: bool = False) -> None:
-        self._transport = transport
+                 serverless: bool = False, request_log: RequestLog | None = None) -> None:
+        self._transport = logged(transport, request_log)
+        self.request_log = request_log
         self.engine = engine
         self.url = redact(url)
         self.serverless = serverless
@@ -92,13 +95,14 @@ class Cluster:
         if not isinstance(source, ConnectionSettings):
             return cls.from_client(source)
         settings = source
+        log = settings.request_log
         serverless = capabilities.is_serverless(settings.url, settings.aws_service
                                                 if settings.aws_region else None)
         probe = opensearch_transport(settings)
-        engine = _detect(probe, settings.url, serverless)
+        engine = _detect(logged(probe, log), settings.url, serverless)
         if engine.distribution == "opensearch" or settings.aws_region:
-            return cls(probe, engine, settings.url, serverless)
-        return cls(elasticsearch_transport(settings), engine, settings.url)
+            return cls(probe, engine, settings.url, serverless, log)
+        return cls(elasticsearch_transport(settings), engine, settings.url, request_log=log)
 
     @classmethod
     def from_client(cls, client: Any, serverless: bool = False) -> Cluster:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import binascii
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qidf_ctl.cluster import secrets
 from qidf_ctl.cluster.proxies import proxy_for
@@ -20,6 +21,9 @@ from qidf_ctl.cluster.sigv4 import SERVICES
 from qidf_ctl.cluster.tls import check_file, normalise_fingerprint
 from qidf_ctl.cluster.url import parse_url
 from qidf_ctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from qidf_ctl.cluster.requestlog import RequestLog
 
 DEFAULT_URL = "http://127.0.0.1:9200"
 DEFAULT_TIMEOUT_S = 60.0
@@ -109,6 +113,9 @@ class ConnectionSettings:
     timeout: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
     cloud_id: str | None = None
+    # Where each request is written (--verbose, --trace); not a connection setting proper,
+    # but it must be there while connecting: engine detection sends requests too.
+    request_log: RequestLog | None = field(default=None, repr=False, compare=False)
 
     @property
     def https(self) -> bool:

@@ -4,15 +4,17 @@
 talks to a cluster through it, so the rest of the code is engine-agnostic and unit tests can
 swap in a fake. Here, once for every request: the query string is encoded canonically
 (``query.target``), failures become one line (``failures``), and refusals hidden in 200
-answers are raised (``responses``).
+answers are raised (``responses``). ``logged`` wraps any Transport so that each request it
+makes is written to the request log (``--verbose``, ``--trace``; ``requestlog``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
-from qidf_ctl.cluster import build, failures, responses
+from qidf_ctl.cluster import build, failures, requestlog, responses
 from qidf_ctl.cluster.connection import ConnectionSettings
 from qidf_ctl.cluster.query import target
 from qidf_ctl.errors import ClusterError, missing_extra
@@ -21,6 +23,29 @@ Transport = Callable[[str, str, Any, "dict[str, Any] | None"], Any]
 
 # Kept for callers of the earlier API.
 error_from_status = failures.from_status
+
+
+def logged(transport: Transport, log: requestlog.RequestLog | None) -> Transport:
+    """``transport`` with every request written to ``log`` (``transport`` itself when there
+    is no log); the attempts the connection notes become the log's lines."""
+    if log is None or getattr(transport, "request_log", None) is log:
+        return transport
+
+    def call(method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
+        attempts, token, started = requestlog.start_request()
+        try:
+            response = transport(method, path, body, params)
+        except BaseException as exc:
+            log.record(method, path, params, attempts, time.monotonic() - started, error=exc)
+            raise
+        finally:
+            requestlog.end_request(token)
+        log.record(method, path, params, attempts, time.monotonic() - started,
+                   response=response)
+        return response
+
+    call.request_log = log  # type: ignore[attr-defined]
+    return call
 
 
 def _checked(path: str, resp: Any, distribution: str) -> Any:

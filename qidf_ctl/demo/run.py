@@ -8,13 +8,15 @@ often occurs in the query and in exactly one docstring; BM25's log IDF barely re
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from qidf_ctl import install
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.demo.corpus import shipped_corpus
-from qidf_ctl.evaluation import RetrievalTask, code_to_doc, indexing, load_pairs, runs
+from qidf_ctl.evaluation import RetrievalTask, code_to_doc, files, indexing, load_pairs, runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.metrics import evaluate
 from qidf_ctl.predictors import predict_for_index
@@ -23,6 +25,8 @@ from qidf_ctl.similarity import Mode, QlogParams
 from qidf_ctl.stats.query_sample import from_texts
 
 DEMO_INDEX = "qidf-demo-go"
+QUERIES_FILE = "queries.jsonl"
+QRELS_FILE = "qrels.trec"
 
 
 @dataclass
@@ -42,7 +46,10 @@ class DemoResult:
     rows: list[DemoRow] = field(default_factory=list)
     example: dict[str, Any] = field(default_factory=dict)
     predicted_q: float | None = None  # the default predictor's q for this index
+    predicted_reason: str = ""
     mode: str = Mode.SCRIPT.value  # how q-log was installed: Painless or the native plugin
+    queries_file: str | None = None  # the demo's queries and judgements, for eval and sweep
+    qrels_file: str | None = None
 
 
 def _gold_rank(hits: list[tuple[str, float]], gold: set[str]) -> int | None:
@@ -56,6 +63,22 @@ def load_task(max_queries: int, seed: int = 0) -> RetrievalTask:
     return code_to_doc(load_pairs(shipped_corpus("go")), max_queries=max_queries, seed=seed)
 
 
+def write_task_files(task: RetrievalTask, folder: str | Path) -> tuple[Path, Path]:
+    """The task's queries (BEIR JSONL) and judgements (TREC qrels) in ``folder``, each
+    written to a temporary name and renamed: a reader never sees half a file."""
+    folder = Path(folder).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    queries, qrels = folder / QUERIES_FILE, folder / QRELS_FILE
+    partial = {path: folder / f".{path.name}.{os.getpid()}.tmp" for path in (queries, qrels)}
+    files.write_queries(task.queries, partial[queries])
+    files.write_qrels(task.qrels, partial[qrels])
+    written = []
+    for path, temporary in partial.items():
+        os.replace(temporary, path)
+        written.append(path.resolve())
+    return written[0], written[1]
+
+
 def run_demo(
     cluster: Cluster,
     *,
@@ -65,13 +88,20 @@ def run_demo(
     mode: Mode = Mode.SCRIPT,
     progress: Progress = quiet,
     bar: BarFactory = no_bar,
+    files_dir: str | Path | None = None,
 ) -> DemoResult:
+    """Index the shipped Go corpus, search it with BM25 and q-log at ``qs`` and at the
+    predicted q; with ``files_dir``, first write the queries and judgements there (so that
+    ``qidf predict --queries``, ``eval`` and ``sweep`` can run on the demo)."""
     task = load_task(max_queries)
+    written = write_task_files(task, files_dir) if files_dir is not None else None
     indexing.ensure_index(cluster, index, task.corpus, progress=progress, bar=bar)
     progress(f"analysing {len(task.queries)} code queries with the index's analyzer")
     terms = analyze_queries(cluster, index, indexing.FIELD, task.queries, bar)
 
     result = DemoResult(index, len(task.corpus), len(task.queries), mode=mode.value)
+    if written is not None:
+        result.queries_file, result.qrels_file = (str(p) for p in written)
     # What `qidf apply --q auto --queries FILE` would install: the default predictor on this
     # index's own statistics and the demo's queries as the unlabeled sample (a docstring
     # index alone looks like prose: only the queries show that it is searched with code).
@@ -79,6 +109,7 @@ def run_demo(
                                    queries=from_texts(task.queries, "the demo's queries"),
                                    progress=progress)
     result.predicted_q = prediction.q
+    result.predicted_reason = prediction.reason
     all_runs: dict[str, runs.Run] = {}
     settings: list[tuple[str, float | None]] = [("BM25 (built-in)", None)]
     settings += [(f"q-log q={q:g}", q) for q in sorted({*qs, prediction.q}, reverse=True)

@@ -9,9 +9,9 @@ import math
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from qidf_ctl.cluster import check_name
+from qidf_ctl.cluster.profile_file import parse_profiles
 from qidf_ctl.desired import spec
 from qidf_ctl.desired.model import DesiredState, Profile, Similarity, Target
 from qidf_ctl.errors import NotFoundError, UsageError
@@ -88,24 +88,12 @@ class _Reader:
         return out
 
 
-def _profiles(reader: _Reader, raw: Any, base: Path) -> dict[str, Profile]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise reader.fail("clusters", "must be a table of [clusters.NAME] tables")
-    profiles = {}
-    for name, table in raw.items():
-        values = reader.table(f"[clusters.{name}]", table, spec.CLUSTER_BY_NAME)
-        for path_key in ("password_file", "api_key_file", "ca_certs"):
-            if path_key in values:
-                values[path_key] = str((base / values[path_key]).resolve())
-        if "url" not in values and "url_env" not in values:
-            raise reader.fail(f"[clusters.{name}]", "give url (or url_env)")
-        if "url" in values and urlsplit(values["url"]).password is not None:
-            raise reader.fail(f"[clusters.{name}]", "url holds a password: this file is "
-                              "meant to be checked in; use user and password_env instead")
-        profiles[name] = Profile(name=name, **values)
-    return profiles
+def _profiles(raw: Any, source: str, base: Path) -> dict[str, Profile]:
+    """The ``[clusters.NAME]`` tables, read by the loader the user's config file shares."""
+    try:
+        return parse_profiles(raw, source, base)
+    except UsageError as exc:
+        raise DesiredStateError(str(exc)) from None
 
 
 def _selector(reader: _Reader, where: str, raw: dict[str, Any]) -> tuple[str, str]:
@@ -228,7 +216,7 @@ def parse(text: str, source: str = "qidf.toml", base: Path | None = None) -> Des
     if version != spec.FORMAT_VERSION:
         raise reader.fail("top level", f"version must be {spec.FORMAT_VERSION}, got "
                           f"{version!r} (a newer qidf wrote it?)")
-    profiles = _profiles(reader, data.get("clusters"), base or Path.cwd())
+    profiles = _profiles(data.get("clusters"), source, base or Path.cwd())
     defaults = reader.table("[defaults]", data.get("defaults", {}), spec.SIMILARITY_BY_NAME)
     raw_targets = data.get("target", [])
     if isinstance(raw_targets, dict):

@@ -1,59 +1,19 @@
-"""The desired state once validated: connection profiles, and targets with the similarity
-each must have. Plain values, so a plan can carry them and a test can build them by hand."""
+"""The desired state once validated: connection profiles (``cluster/profiles.py``, shared
+with the user's config file), and targets with the similarity each must have. Plain values,
+so a plan can carry them and a test can build them by hand."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qidf_ctl.cluster import ConnectionSettings
-from qidf_ctl.errors import UsageError
+from qidf_ctl.cluster.profiles import Profile
 from qidf_ctl.similarity import QlogParams
 
 COMMAND_LINE = "(command line)"  # the cluster of targets that name no profile
 
-
-@dataclass(frozen=True)
-class Profile:
-    """A ``[clusters.NAME]`` table: where a cluster is and where its secrets are read from.
-    Paths are absolute (resolved against the file's folder when loaded)."""
-
-    name: str
-    url: str | None = None
-    url_env: str | None = None
-    user: str | None = None
-    user_env: str | None = None
-    password_env: str | None = None
-    password_file: str | None = None
-    api_key_env: str | None = None
-    api_key_file: str | None = None
-    ca_certs: str | None = None
-    insecure: bool = False
-
-    def _env(self, variable: str | None, what: str) -> str | None:
-        if variable is None:
-            return None
-        value = os.environ.get(variable)
-        if not value:
-            raise UsageError(f"cluster profile {self.name!r} reads its {what} from the "
-                             f"environment variable {variable}, which is not set")
-        return value
-
-    def settings(self) -> ConnectionSettings:
-        """Connection settings, secrets read now (from the environment or files)."""
-        url = self.url or self._env(self.url_env, "URL")
-        if not url:
-            raise UsageError(f"cluster profile {self.name!r} has no url (give url or url_env)")
-        return ConnectionSettings.from_options(
-            url, self.user or self._env(self.user_env, "user"),
-            self._env(self.password_env, "password"), self.password_file,
-            self._env(self.api_key_env, "API key"), self.api_key_file, self.ca_certs,
-            self.insecure)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, False)}
+__all__ = ["COMMAND_LINE", "DesiredState", "Profile", "Similarity", "Target"]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qidf_ctl.cluster import profiles
 from qidf_ctl.install.strategy import Strategy
 from qidf_ctl.predictors.base import QueryKind
 
@@ -59,23 +60,13 @@ TOP_KEYS: tuple[Key, ...] = (
         "or component template and the similarity it must have."),
 )
 
-CLUSTER_KEYS: tuple[Key, ...] = (
-    Key("url", "string", "Cluster URL, e.g. `https://search.example.com:9200`."),
-    Key("url_env", "string", "Read the URL from this environment variable instead."),
-    Key("user", "string", "Basic-auth user."),
-    Key("user_env", "string", "Read the user from this environment variable."),
-    Key("password_env", "string", "Read the password from this environment variable "
-        "(the file is checked in: secrets never go in it)."),
-    Key("password_file", "string", "Read the password from this file (relative to qidf.toml)."),
-    Key("api_key_env", "string", "Read the API key (base64 id:key) from this variable."),
-    Key("api_key_file", "string", "Read the API key from this file (relative to qidf.toml)."),
-    Key("ca_certs", "string", "CA certificate bundle for https (relative to qidf.toml)."),
-    Key("insecure", "boolean", "Skip TLS certificate verification (test clusters only).", False),
-)
+# One declaration of a profile's keys, shared with the user's config file.
+CLUSTER_KEYS: tuple[Key, ...] = tuple(
+    Key(k.name, k.kind, k.help + (" Relative to the file's folder." if k.path else ""),
+        False if k.kind == "boolean" else None) for k in profiles.KEYS)
 
 # Keys that would put a secret into a checked-in file: refused with a pointer to *_env.
-SECRET_KEYS = {"password": "password_env or password_file",
-               "api_key": "api_key_env or api_key_file"}
+SECRET_KEYS = profiles.SECRET_KEYS
 
 SIMILARITY_KEYS: tuple[Key, ...] = (
     Key("cluster", "string", "Connection profile (a `[clusters.NAME]`); without one, the "
@@ -147,7 +138,8 @@ def reference_markdown() -> str:
     """The file format's reference, generated from the declarations above."""
     lines = ["### Top level", "", *_table(TOP_KEYS), "",
              "### `[clusters.NAME]`: connection profiles", "", *_table(CLUSTER_KEYS), "",
-             "`password` and `api_key` are refused: the file is meant to be checked in.", "",
+             "`password`, `api_key` and `bearer_token` are refused: the file is meant to be "
+             "checked in.", "",
              "### `[[target]]`: what to manage (exactly one of these)", "",
              *_table(SELECTOR_KEYS), "",
              "### The similarity (in `[[target]]`, or in `[defaults]` for every target)", "",

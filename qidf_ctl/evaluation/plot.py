@@ -8,6 +8,14 @@ from qidf_ctl.errors import missing_extra
 from qidf_ctl.evaluation.sweep import SweepResult
 
 
+def require() -> None:
+    """Fail now, before any sweep, when the plot extra is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise missing_extra("--plot", "plot", "matplotlib") from None
+
+
 def plot(result: SweepResult, path: str | Path, title: str | None = None) -> Path:
     """The NDCG@10 curve over q as a PNG, with the baseline and the oracle marked."""
     try:

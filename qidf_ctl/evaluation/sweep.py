@@ -63,6 +63,21 @@ class SweepResult(WithPerQuery):
     recommendation: Recommendation | None = None
 
 
+@dataclass
+class Measured:
+    """What a sweep has measured so far, filled in as it goes: what the caller still has
+    to show when the sweep fails part way (the index is restored either way)."""
+
+    baseline_similarity: str = ""
+    baseline_ndcg10: float | None = None
+    points: list[SweepPoint] = dataclasses.field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"baseline_similarity": self.baseline_similarity,
+                "baseline_ndcg10": self.baseline_ndcg10,
+                "points": [dataclasses.asdict(p) for p in self.points]}
+
+
 def oracle(points: list[SweepPoint]) -> SweepPoint:
     """The best point; a tie goes to the q closest to 1 (the smallest change from BM25)."""
     return max(points, key=lambda p: (round(p.ndcg10, 12), -abs(p.q - 1.0)))
@@ -111,14 +126,15 @@ def settings_sweep(cluster: Cluster, index: str, field_name: str | None,
 
 
 def _points(grid: tuple[float, ...], qrels: Qrels, run_at: Callable[[float], runs.Run],
-            per_query: dict[str, dict[str, float]], progress: Progress) -> list[SweepPoint]:
-    points = []
+            per_query: dict[str, dict[str, float]], progress: Progress,
+            measured: Measured) -> list[SweepPoint]:
+    points = measured.points
     for q in grid:
         progress(f"q = {q:g}: searching")
         scored = score_run(run_at(q), qrels)
         per_query[f"{q:g}"] = scored.of(MEASURE)
         points.append(SweepPoint(q, scored.mean[MEASURE], scored.mean["MRR@10"]))
-    return points
+    return list(points)
 
 
 def sweep(
@@ -135,6 +151,7 @@ def sweep(
     reference: tuple[float, str] | None = None,
     progress: Progress = quiet,
     bar: BarFactory = no_bar,
+    measured: Measured | None = None,
 ) -> SweepResult:
     """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``.
 
@@ -144,24 +161,29 @@ def sweep(
 
     ``query_time``: every q is built into the queries (``qidf_ctl.querytime``) and the index
     is never changed: no close per q, safe on a production index, search privileges only.
+
+    ``measured``: filled in point by point, for a caller that reports a failure part way.
     """
     started = time.monotonic()
+    measured = measured if measured is not None else Measured()
     queries_, qrels = sample_queries(queries_, qrels, None)
     if reference is not None:
         grid = tuple(sorted({*grid, reference[0]}))
     if query_time:
         return _recommended(_sweep_query_time(cluster, index, queries_, qrels, grid,
-                                              field_name, terms, progress, bar, started),
-                            reference)
+                                              field_name, terms, progress, bar, started,
+                                              measured), reference)
     with settings_sweep(cluster, index, field_name, queries_, qrels, terms, progress,
                         bar) as swept:
         per_query = {"baseline": swept.baseline.of(MEASURE)}
+        measured.baseline_similarity = swept.baseline_similarity
+        measured.baseline_ndcg10 = swept.baseline.mean[MEASURE]
 
         def installed_run(q: float) -> runs.Run:
             install.apply(cluster, swept.index, QlogParams(q), mode=mode)
             return runs.search_run(cluster, swept.index, swept.field, swept.terms, k=10)
 
-        points = _points(grid, qrels, installed_run, per_query, progress)
+        points = _points(grid, qrels, installed_run, per_query, progress, measured)
     best = oracle(points)
     return _recommended(SweepResult(
         swept.index, swept.field, len(qrels), swept.baseline_similarity,
@@ -179,7 +201,7 @@ def _recommended(result: SweepResult, reference: tuple[float, str] | None) -> Sw
 def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qrels: Qrels,
                       grid: tuple[float, ...], field_name: str | None,
                       terms: Mapping[str, Any] | None, progress: Progress, bar: BarFactory,
-                      started: float) -> SweepResult:
+                      started: float, measured: Measured) -> SweepResult:
     from qidf_ctl.querytime import QueryTime  # it builds on this package
 
     qt = QueryTime.connect(cluster, index, 1.0, field_name)
@@ -190,6 +212,8 @@ def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qr
     plain = runs.search_run(cluster, resolved, fname, terms, k=10)
     base = score_run(plain, qrels)
     per_query = {"baseline": base.of(MEASURE)}
+    measured.baseline_similarity = qt.target.similarity
+    measured.baseline_ndcg10 = base.mean[MEASURE]
 
     def run_at(q: float) -> runs.Run:
         if q == 1.0 and qt.form is IdfForm.LUCENE:
@@ -197,7 +221,7 @@ def _sweep_query_time(cluster: Cluster, index: str, queries_: dict[str, str], qr
         return runs.search_run(cluster, resolved, fname, terms, k=10,
                                queries=qt.queries(terms, q))
 
-    points = _points(grid, qrels, run_at, per_query, progress)
+    points = _points(grid, qrels, run_at, per_query, progress, measured)
     best = oracle(points)
     return SweepResult(resolved, fname, len(qrels), qt.target.similarity, base.mean[MEASURE],
                        points, best.q, best.ndcg10, time.monotonic() - started, per_query)

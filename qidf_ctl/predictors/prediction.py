@@ -138,7 +138,7 @@ def predict_for_index(
     if queries is not None and p.analyses_queries:
         progress(f"analysing {min(len(queries.texts), queries.shape.texts)} sampled queries")
         queries = with_analysis(queries, cluster, result.index, field, result.shards)
-    prediction = predict(result.fields[0], predictor, index=result.index, queries=queries,
-                         query_kind=kind)
-    progress(prediction.reason)
-    return prediction
+    # The reason is the result, not progress: callers print it once (apply --q auto did
+    # twice).
+    return predict(result.fields[0], predictor, index=result.index, queries=queries,
+                   query_kind=kind)

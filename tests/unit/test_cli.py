@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from qidf_ctl import cli
+from qidf_ctl.cli import helptext
 from qidf_ctl.cluster import Cluster
 
 from .fake_cluster import FakeEngine, fake_cluster
@@ -85,7 +86,7 @@ def test_every_command_has_help_with_an_example():
         subcommands = getattr(command, "commands", None)
         for sub_name, sub in (subcommands or {name: command}).items():
             names.append(sub_name)
-            assert sub.help and "Example: qidf" in sub.help, f"{name} {sub_name} lacks an example"
+            assert helptext.examples(sub.help), f"{name} {sub_name} lacks an example"
     assert {"render", "apply", "revert", "show", "start", "stop", "status"} <= set(names)
 
 

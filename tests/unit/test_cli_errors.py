@@ -65,6 +65,8 @@ BAD: dict[str, list[list[str]]] = {
     "plugin install": [["/nonexistent.zip", "--port", "1"]],
     "plan": [["-f", "/nonexistent/qidf.toml"], ["-f", "/dev/null"]],
     "check": [["idx"], ["idx", "--q", "7"], ["-f", "/dev/null"]],
+    "profiles list": [["extra-argument"]],
+    "profiles show": [["no-such-profile"], ["no-such-profile", "--json"]],
 }
 
 
@@ -79,7 +81,8 @@ def test_bad_input_is_one_line(command, capsys, monkeypatch):
         argv = [*command.split(), *extra]
         if not extra and command in ("engine start", "engine stop", "engine status",
                                      "engine fetch",
-                                     "plugin build", "plugin install", "demo"):
+                                     "plugin build", "plugin install", "demo",
+                                     "profiles list"):
             continue  # these run fine without arguments
         code, out, err = run(argv, capsys, monkeypatch)
         _one_line(code, out, err)

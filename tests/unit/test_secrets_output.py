@@ -1,7 +1,8 @@
 """No secret ever reaches output: the secrets matrix (tests/secrets_matrix.py) through every
-option, environment variable and file, against a refused port, a server answering 401 and
-one answering an HTML page, with and without --json; all output is grepped for every
-spelling of the secret. The same matrix runs against the real secured node in
+option, environment variable and file, and every profile reference, against a refused port,
+a server answering 401 and one answering an HTML page, with and without --json, each run
+with --verbose and --trace; all output and every trace file is grepped for every spelling
+of the secret. The same matrix runs against the real secured node in
 tests/integration/secured/test_secrets.py."""
 
 from __future__ import annotations
@@ -47,23 +48,31 @@ def expand(extra: list[str], env: dict[str, str], url: str) -> tuple[list[str], 
 
 def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
     for name in [*ENV.values(), "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy",
-                 "NO_PROXY", "no_proxy", "AWS_PROFILE"]:
+                 "NO_PROXY", "no_proxy", "AWS_PROFILE", "QIDF_PROFILE", "QIDF_CONFIG"]:
         monkeypatch.delenv(name, raising=False)
     fast_cli.install(monkeypatch)
     monkeypatch.setenv("QIDF_RETRIES", "0")  # retries change nothing here but the time taken
-    runs, leaked = 0, []
+    runs, leaked, traced = 0, [], 0
+    trace = tmp_path / "trace.jsonl"
     for i, secret in enumerate(secrets_matrix.SECRETS):
-        for name, extra, env in secrets_matrix.channels(secret, tmp_path, i):
+        channels = [*secrets_matrix.channels(secret, tmp_path, i),
+                    *secrets_matrix.profile_channels(secret, tmp_path, i)]
+        for name, extra, env in channels:
             for target, url in targets.items():
                 argv, full_env = expand(extra, env, url)
                 for json_flag in ([], ["--json"]):
+                    trace.unlink(missing_ok=True)
                     with monkeypatch.context() as m:
                         for key, value in full_env.items():
                             m.setenv(key, value)
-                        code, out, err = run(["show", "idx", *argv, *json_flag], capsys, m)
+                        code, out, err = run(["show", "idx", *argv, *json_flag, "--verbose",
+                                              "--trace", str(trace)], capsys, m)
                     runs += 1
-                    found = secrets_matrix.leaks(secret, out + err)
+                    logged = trace.read_text() if trace.exists() else ""
+                    traced += bool(logged)
+                    found = secrets_matrix.leaks(secret, out + err + logged)
                     if found or "Traceback" in out + err or code == 0:
                         leaked.append((name, target, repr(secret), code, found, err[:200]))
-    assert runs == len(secrets_matrix.SECRETS) * 15 * len(targets) * 2
+    assert runs == len(secrets_matrix.SECRETS) * (15 + 7) * len(targets) * 2
+    assert traced > runs / 3  # the runs that reached a server wrote their requests
     assert leaked == [], "\n".join(map(str, leaked))

@@ -1,7 +1,8 @@
 """The secrets matrix (tests/secrets_matrix.py) against the real secured node: every secret
-through every option, environment variable and file that takes one, answered by the real
-security plugin (a real 401, or a refusal before sending), plus the one correct UTF-8
-password through each password channel (a real success); all output grepped."""
+through every option, environment variable, file and profile reference that takes one,
+answered by the real security plugin (a real 401, or a refusal before sending), plus the one
+correct UTF-8 password through each password channel (a real success); all output and the
+--trace file of every run grepped."""
 
 from __future__ import annotations
 
@@ -21,27 +22,35 @@ def test_no_secret_in_any_output_against_the_real_node(secured, no_proxy_env, tm
     url = secured.url
     runs, leaked = 0, []
     cases = [(s, i) for i, s in enumerate(secrets_matrix.SECRETS)] + [(UTF8_PASSWORD, 99)]
+    trace = tmp_path / "trace.jsonl"
     for secret, i in cases:
-        for name, extra, env in secrets_matrix.channels(secret, tmp_path, i):
+        user = "qidf_utf8" if i == 99 else "u"
+        channels = [*secrets_matrix.channels(secret, tmp_path, i),
+                    *secrets_matrix.profile_channels(secret, tmp_path, i, user)]
+        for name, extra, env in channels:
             if name == "AWS_SECRET_ACCESS_KEY" or name == "HTTPS_PROXY password":
                 continue  # not a credential of this node: covered by the unit matrix
             argv, full_env = expand(extra, env, url)
             argv = [a.replace("http://", "https://") if a.startswith("http://u:") else a
                     for a in argv]
             if i == 99:  # the correct password: only where it is a password, as qidf_utf8
-                if "--user" not in argv and "URL" not in name:
+                if "--user" not in argv and "URL" not in name and not (
+                        name.startswith("profile password")):
                     continue
                 argv = [("qidf_utf8" if a == "u" else a) for a in argv]
                 argv = [a.replace("https://u:", "https://qidf_utf8:") for a in argv]
             for json_flag in ([], ["--json"]) if i in (0, 99) else ([],):
+                trace.unlink(missing_ok=True)
                 with monkeypatch.context() as m:
                     for key, value in full_env.items():
                         m.setenv(key, value)
-                    code, out, err = run(["show", INDEX, *argv, *json_flag], capsys, m)
+                    code, out, err = run(["show", INDEX, *argv, *json_flag, "--verbose",
+                                          "--trace", str(trace)], capsys, m)
                 runs += 1
-                found = secrets_matrix.leaks(secret, out + err, "qidf_utf8" if i == 99 else "u")
-                expected_ok = i == 99
+                logged = trace.read_text() if trace.exists() else ""
+                found = secrets_matrix.leaks(secret, out + err + logged, user)
+                expected_ok = i == 99 and "refused" not in name
                 if found or "Traceback" in out + err or (code == 0) != expected_ok:
                     leaked.append((name, repr(secret), code, found, err[:200]))
-    assert runs >= 120
+    assert runs >= 170
     assert leaked == [], "\n".join(map(str, leaked))
