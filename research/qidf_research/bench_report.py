@@ -13,8 +13,8 @@ from typing import Any
 from qidf_research import predictor_report
 from qidf_research.languages import EXTRA, HELDOUT
 from qidf_research.languages import PAPER as LANGS
-from qidf_research.peers.report import render_peers
-from qidf_research.predictor_content import SMALL_PROSE
+from qidf_research.peers.report import load_peers, render_peers
+from qidf_research.readings import SMALL_PROSE
 
 REGENERATE = ".venv/bin/python -m qidf_research.bench_retrieval"
 
@@ -128,7 +128,7 @@ FAMILIES = (("refit", "gate + constant (the written protocol's family)"),
 
 
 def _readings(rows: list[dict[str, Any]]) -> list[str]:
-    """A table of corpora read at a rule's q (predictor_fit.read_at)."""
+    """A table of corpora read at a rule's q (predictor_protocol.read_at)."""
     out = ["| corpus | x | q | oracle q | BM25 | at q | oracle | recovery | change vs BM25 |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -177,12 +177,6 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
         out += ["", f"Mean recovery on the main tasks: {_f(held['recovery'], 2)}; worst change "
                 f"against BM25: {_f(held['worst_delta'])}."]
     return out
-
-
-def load_peers(path: Path | None = None) -> dict[str, Any] | None:
-    """peers.json (bench_peers) beside results.json, when it exists."""
-    path = path or Path(__file__).resolve().parents[2] / "benchmarks/retrieval/peers.json"
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def render(results: dict[str, Any], peers: dict[str, Any] | None = None) -> str:
