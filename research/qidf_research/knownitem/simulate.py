@@ -57,7 +57,7 @@ class Simulated:
 class Simulator:
     """Builds simulated queries for one field from template queries (term-count rows)."""
 
-    def __init__(self, scorer: Scorer, seed: int = 0) -> None:
+    def __init__(self, scorer: Scorer, seed: int = 0, draws: int = 1) -> None:
         self.scorer = scorer
         self.n = scorer.doc_count
         binary = scorer.matrix.tf.copy()
@@ -68,6 +68,7 @@ class Simulator:
         self.log_df = np.log(np.maximum(self.df, 1))
         self.rare = self.df <= rare_limit(self.n)
         self.rng = np.random.default_rng(seed)
+        self.draws = draws  # targets drawn per template; the best df match is kept
 
     def anchors(self, templates: sp.csr_matrix, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
         """Per template: the document holding most of its distinct rare tokens, and that
@@ -83,15 +84,39 @@ class Simulator:
             count[s:s + batch] = np.rint(c.max(axis=1)).astype(np.int64)
         return best, count
 
-    def _target(self, exclude: set[int], needed: int, tries: int = 10) -> tuple[int, np.ndarray]:
-        for _ in range(tries):
-            d = int(self.rng.integers(self.binary.shape[0]))
-            if d in exclude:
+    def _cols(self, d: int) -> np.ndarray:
+        return self.binary.indices[self.binary.indptr[d]:self.binary.indptr[d + 1]]
+
+    def _match(self, free: np.ndarray, wanted: np.ndarray) -> tuple[list[int], float]:
+        """Greedy nearest-df tokens of ``free`` for ``wanted`` (rarest first), and the summed
+        |log df| mismatch (a wanted token with no free token left costs log N)."""
+        chosen: list[int] = []
+        cost = 0.0
+        for t in wanted:
+            if not len(free):
+                cost += math.log(self.n)
                 continue
-            cols = self.binary.indices[self.binary.indptr[d]:self.binary.indptr[d + 1]]
-            if len(cols) >= needed:
-                return d, cols
-        return d, cols
+            gaps = np.abs(self.log_df[free] - self.log_df[t])
+            j = int(np.argmin(gaps))
+            cost += float(gaps[j])
+            chosen.append(int(free[j]))
+            free = np.delete(free, j)
+        return chosen, cost
+
+    def _target(self, exclude: int, terms: np.ndarray, wanted: np.ndarray
+                ) -> tuple[int, list[int]]:
+        """Of ``draws`` random documents (never ``exclude``), the one whose tokens match the
+        df of ``wanted`` best, and those tokens (never one already in the query)."""
+        best: tuple[float, int, list[int]] | None = None
+        for _ in range(self.draws):
+            d = int(self.rng.integers(self.binary.shape[0]))
+            if d == exclude:
+                continue
+            chosen, cost = self._match(np.setdiff1d(self._cols(d), terms), wanted)
+            if best is None or cost < best[0]:
+                best = (cost, d, chosen)
+        assert best is not None
+        return best[1], best[2]
 
     def build(self, templates: sp.csr_matrix, method: str,
               gold: np.ndarray | None = None) -> Simulated:
@@ -118,18 +143,11 @@ class Simulator:
                 held &= self.rare[terms]
             if not held.any():
                 continue
-            d, dcols = self._target({a}, int(held.sum()))
-            free = np.setdiff1d(dcols, terms)
-            out_terms = list(terms[~held])
-            out_reps = list(reps[~held])
             order = np.argsort(self.df[terms[held]], kind="stable")
-            for t, c in zip(terms[held][order], reps[held][order], strict=True):
-                if not len(free):
-                    break
-                j = int(np.argmin(np.abs(self.log_df[free] - self.log_df[t])))
-                out_terms.append(int(free[j]))
-                out_reps.append(c)
-                free = np.delete(free, j)
+            wanted, wanted_reps = terms[held][order], reps[held][order]
+            d, chosen = self._target(a, terms, wanted)
+            out_terms = list(terms[~held]) + chosen
+            out_reps = list(reps[~held]) + list(wanted_reps[:len(chosen)])
             r = len(answers)
             rows += [r] * len(out_terms)
             cols += out_terms
