@@ -22,6 +22,7 @@ GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 ANCHOR_ALL = "M1"  # every token of the template the anchor holds
 ANCHOR_RARE = "M2"  # only its rare tokens
 GOLD = "M0"  # diagnostic: the tokens the judged answer holds
+ANCHOR_RARE_ALL = "M2a"  # M2 on every template whose anchor holds a rare token (no null)
 
 
 def rare_limit(doc_count: int) -> float:
@@ -69,10 +70,13 @@ class Simulator:
         self.rare = self.df <= rare_limit(self.n)
         self.rng = np.random.default_rng(seed)
         self.draws = draws  # targets drawn per template; the best df match is kept
+        self._anchors: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def anchors(self, templates: sp.csr_matrix, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
         """Per template: the document holding most of its distinct rare tokens, and that
-        count."""
+        count (computed once per template matrix)."""
+        if id(templates) in self._anchors:
+            return self._anchors[id(templates)]
         rare = templates.copy().tocsr()
         rare.data[:] = 1
         rare = rare.multiply(self.rare[None, :]).tocsr().astype(np.float32)
@@ -82,6 +86,7 @@ class Simulator:
             c = np.asarray((rare[s:s + batch] @ self.binary_t).todense())
             best[s:s + batch] = c.argmax(axis=1)
             count[s:s + batch] = np.rint(c.max(axis=1)).astype(np.int64)
+        self._anchors[id(templates)] = (best, count)
         return best, count
 
     def _cols(self, d: int) -> np.ndarray:
@@ -131,7 +136,8 @@ class Simulator:
             anchor_docs, keep = gold, np.ones(templates.shape[0], dtype=bool)
         else:
             anchor_docs, count = self.anchors(templates)
-            keep = np.array([count[i] > null_max(self._probs(templates, i), self.n)
+            keep = np.array([count[i] > (0 if method == ANCHOR_RARE_ALL else
+                                         null_max(self._probs(templates, i), self.n))
                              for i in range(templates.shape[0])])
         for i in np.nonzero(keep)[0]:
             start, end = templates.indptr[i], templates.indptr[i + 1]
@@ -139,7 +145,7 @@ class Simulator:
             reps = templates.data[start:end]
             a = int(anchor_docs[i])
             held = self.binary[a, terms].toarray().ravel() > 0
-            if method == ANCHOR_RARE:
+            if method in (ANCHOR_RARE, ANCHOR_RARE_ALL):
                 held &= self.rare[terms]
             if not held.any():
                 continue

@@ -18,12 +18,23 @@ import numpy as np
 
 from qidf_research.knownitem.matrix import FOLDER
 from qidf_research.knownitem.scorer import ndcg10
-from qidf_research.knownitem.simulate import ANCHOR_ALL, ANCHOR_RARE, GOLD, GRID, Simulator, curve
+from qidf_research.knownitem.simulate import (
+    ANCHOR_ALL,
+    ANCHOR_RARE,
+    ANCHOR_RARE_ALL,
+    GOLD,
+    GRID,
+    Simulator,
+    curve,
+)
 from qidf_research.knownitem.tasks import DIRECTIONS, sample, task
 
 OUT = FOLDER / "study"
 SAMPLES = ((0, 1000), (1, 1000), (2, 1000), (3, 5000))
-METHODS = (GOLD, ANCHOR_ALL, ANCHOR_RARE)
+# The candidates on every 1,000-query sample; the diagnostic M0 and the biased M1 on seed 1.
+METHODS = {0: (ANCHOR_RARE, ANCHOR_RARE_ALL), 1: (GOLD, ANCHOR_ALL, ANCHOR_RARE, ANCHOR_RARE_ALL),
+           2: (ANCHOR_RARE, ANCHOR_RARE_ALL)}
+DRAWS = 20
 
 
 def run(language: str, direction: str) -> dict[str, object]:
@@ -39,8 +50,9 @@ def run(language: str, direction: str) -> dict[str, object]:
         ids_of[f"s{seed}"] = ids
         if n != 1000:
             continue
-        for m in METHODS:
-            s = Simulator(t.scorer, seed=seed).build(w, m, gold)
+        simulator = Simulator(t.scorer, seed=seed, draws=DRAWS)
+        for m in METHODS[seed]:
+            s = simulator.build(w, m, gold)
             sims[f"{m}/s{seed}"] = {f"{q:g}": v for q, v in curve(t.scorer, s).items()}
             used[f"{m}/s{seed}"] = len(s.answers)
     return {"key": t.key, "documents": t.scorer.doc_count, "grid": list(GRID), "ids": ids_of,
