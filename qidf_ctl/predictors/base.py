@@ -24,8 +24,14 @@ from typing import TYPE_CHECKING, Any
 from qidf_ctl.errors import UsageError
 
 if TYPE_CHECKING:
+    from qidf_ctl.cluster import Cluster
+    from qidf_ctl.progress import BarFactory
     from qidf_ctl.stats import FieldStats
     from qidf_ctl.stats.query_sample import QuerySample
+
+# A measurement some predictors take on the index before deciding (cluster, index, field's
+# statistics, the query sample, progress bars) -> the sample with the measurement attached.
+Measure = Callable[["Cluster", str, "FieldStats", "QuerySample", "BarFactory"], "QuerySample"]
 
 Q_MIN = 0.05
 Q_MAX = 1.0
@@ -78,6 +84,8 @@ class Predictor:
     decide: Callable[[FieldStats, QuerySample | None], Decision]
     # Whether a query sample, when given, is also analysed (tokens and df in the field).
     analyses_queries: bool = False
+    # What the predictor measures on the index with a query sample before ``decide``.
+    measure: Measure | None = None
 
 
 PREDICTORS: dict[str, Predictor] = {}
