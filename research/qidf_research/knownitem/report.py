@@ -36,12 +36,16 @@ Task = dict[str, Any]
 
 
 def load() -> list[Task]:
+    """Every studied task, with the benchmark's engine curve (seed 0) from results.json."""
+    results = json.loads((BENCHMARKS / "retrieval" / "results.json").read_text())["tasks"]
     tasks = []
     for path in sorted(STUDY.glob("*.json")):
         data = json.loads(path.read_text())
         z = np.load(path.with_suffix(".npz"))
         data["pq"] = {k: z[k] for k in z.files}
         data["direction"] = data["key"].rsplit("-", 1)[1]
+        points = {p["q"]: p["ndcg10"] for p in results[data["key"]]["sweep"]["points"]}
+        data["s0"] = {q: points[q] for q in GRID}
         tasks.append(data)
     return tasks
 
@@ -51,8 +55,11 @@ def q_sim(t: Task, method: str, seed: int) -> float | None:
     return None if c is None else argmax({float(q): v for q, v in c.items()})
 
 
-def yardstick(t: Task, without: int | None) -> dict[float, float]:
-    """NDCG@10 per q on the 5,000 queries less the choosing sample's."""
+def yardstick(t: Task, without: int | None, on: str = "s3") -> dict[float, float]:
+    """NDCG@10 per q on the 5,000 queries less the choosing sample's (``on`` "s0": the
+    benchmark's own 1,000 queries, engine-measured)."""
+    if on == "s0":
+        return t["s0"]
     pq = t["pq"]["s3"]
     ids = t["ids"]["s3"]
     drop = set(t["ids"][f"s{without}"]) if without is not None else set()
@@ -75,8 +82,9 @@ def rule(method: str | None, scope: str) -> Callable[[Task, int], float]:
     return choose
 
 
-def adoption(tasks: list[Task]) -> dict[str, Any]:
+def adoption(tasks: list[Task], on: str = "s3") -> dict[str, Any]:
     out: dict[str, Any] = {}
+    tasks = [t for t in tasks if on == "s0" or "s3" in t["pq"]]
     rules = {"F1": rule(None, "all")}
     for m in CANDIDATES:
         for scope in ("all", "c2d"):
@@ -84,7 +92,7 @@ def adoption(tasks: list[Task]) -> dict[str, Any]:
     for name, choose in rules.items():
         per_seed = {}
         for seed in (1, 2):
-            pts = {t["key"]: point(yardstick(t, seed), choose(t, seed)) for t in tasks}
+            pts = {t["key"]: point(yardstick(t, seed, on), choose(t, seed)) for t in tasks}
             per_seed[seed] = {"summary": summarize(pts.values()),
                               "tasks": {k: {"q": choose(t, seed), "recovery": recovery_of(*pts[k]),
                                             "delta": pts[k][2] - pts[k][0]}
@@ -103,10 +111,10 @@ def validation(tasks: list[Task]) -> dict[str, Any]:
     for m in (GOLD, *CANDIDATES):
         rows = {}
         for t in tasks:
-            curve = {q: float(t["pq"]["s0"][g].mean()) for g, q in enumerate(GRID)}
+            curve = t["s0"]
             oracle_q = argmax(curve)
             row = {"oracle_q": oracle_q}
-            for seed in (0, 1):
+            for seed in (1,):
                 q = q_sim(t, m, seed)
                 if q is not None:
                     row[f"q_sim_s{seed}"] = q
@@ -156,6 +164,7 @@ GUARDS = {"argmax": plain, "G0 sign test": sign, "G1 one standard error": one_se
 
 def guards(tasks: list[Task], reference: Callable[[Task, int], float]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    tasks = [t for t in tasks if "s3" in t["pq"]]
     for name, guard in GUARDS.items():
         res = {}
         for seed in (1, 2):
@@ -181,7 +190,7 @@ def guards(tasks: list[Task], reference: Callable[[Task, int], float]) -> dict[s
 def main() -> int:
     tasks = load()
     result = {"tasks": [t["key"] for t in tasks], "validation": validation(tasks),
-              "adoption": adoption(tasks)}
+              "adoption": adoption(tasks), "adoption_on_seed0": adoption(tasks, "s0")}
     best = max((k for k in result["adoption"] if k != "F1"),
                key=lambda k: result["adoption"][k]["mean"])
     result["guards"] = {"reference F1": guards(tasks, rule(None, "all"))}
@@ -192,6 +201,10 @@ def main() -> int:
     for m, v in result["validation"].items():
         print(f"validation {m}: spearman(q_sim seed 1, oracle) {v['spearman_s1']}, "
               f"recovery {v['mean_recovery_s1']}")
+    for name, v in result["adoption_on_seed0"].items():
+        print(f"adoption (seed-0 curves) {name}: mean {v['mean']:.3f} gain-weighted "
+              f"{v['gain_weighted']:.3f} worst {v['worst']:.3f} "
+              f"worst delta {v['worst_delta']:+.4f}")
     for name, v in result["adoption"].items():
         print(f"adoption {name}: mean {v['mean']:.3f} gain-weighted {v['gain_weighted']:.3f} "
               f"worst {v['worst']:.3f} worst delta {v['worst_delta']:+.4f}")

@@ -60,6 +60,7 @@ class Scorer:
         rows = np.repeat(np.arange(tf.shape[0]), np.diff(tf.indptr))
         tfn.data = tf.data / (tf.data + k[rows])
         self.tfn_t = tfn.T.tocsr()  # terms x documents
+        self.tfn_csc = tfn.tocsc()  # documents x terms, column slices for a batch's terms
         self.df = self.matrix.df
         self.column = self.matrix.column()
         self._idf: dict[float, np.ndarray] = {}
@@ -89,18 +90,22 @@ class Scorer:
         return np.asarray((w @ self.tfn_t).todense())
 
     def ranks(self, counts: sp.csr_matrix, gold: np.ndarray, q: float,
-              batch: int = 128) -> np.ndarray:
-        """1-based rank of each query's gold document (a gold with score 0 ranks last)."""
+              batch: int = 256) -> np.ndarray:
+        """1-based rank of each query's gold document (a gold with score 0 ranks last).
+        Scores are documents x queries over the batch's own terms only."""
         out = np.empty(counts.shape[0], dtype=np.int64)
+        idf = self.idf(q)
+        docs = np.arange(self.tfn_csc.shape[0])[:, None]
         for s in range(0, counts.shape[0], batch):
-            sc = self.scores(counts[s:s + batch], q)
+            c = counts[s:s + batch].tocsr()
+            cols = np.unique(c.indices)
+            weights = c[:, cols].toarray() * idf[cols][None, :]
+            sc = np.asarray(self.tfn_csc[:, cols] @ weights.T)
             g = gold[s:s + batch]
-            mine = sc[np.arange(len(g)), g]
-            above = (sc > mine[:, None]).sum(axis=1)
-            tied = ((sc == mine[:, None]) & (np.arange(sc.shape[1])[None, :] < g[:, None])
-                    ).sum(axis=1)
-            r = above + tied + 1
-            out[s:s + batch] = np.where(mine > 0, r, sc.shape[1] + 1)
+            mine = sc[g, np.arange(len(g))]
+            above = (sc > mine[None, :]).sum(axis=0)
+            tied = ((sc == mine[None, :]) & (docs < g[None, :])).sum(axis=0)
+            out[s:s + batch] = np.where(mine > 0, above + tied + 1, sc.shape[0] + 1)
         return out
 
 

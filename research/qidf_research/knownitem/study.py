@@ -19,7 +19,6 @@ import numpy as np
 from qidf_research.knownitem.matrix import FOLDER
 from qidf_research.knownitem.scorer import ndcg10
 from qidf_research.knownitem.simulate import (
-    ANCHOR_ALL,
     ANCHOR_RARE,
     ANCHOR_RARE_ALL,
     GOLD,
@@ -30,10 +29,13 @@ from qidf_research.knownitem.simulate import (
 from qidf_research.knownitem.tasks import DIRECTIONS, sample, task
 
 OUT = FOLDER / "study"
-SAMPLES = ((0, 1000), (1, 1000), (2, 1000), (3, 5000))
+# The judged samples first (each with its simulated curves), the yardstick last: the
+# benchmark's own sample (seed 0) is read from results.json's engine curves instead.
+SAMPLES = ((1, 1000), (2, 1000), (3, 5000))
 # The candidates on every 1,000-query sample; the diagnostic M0 and the biased M1 on seed 1.
-METHODS = {0: (ANCHOR_RARE, ANCHOR_RARE_ALL), 1: (GOLD, ANCHOR_ALL, ANCHOR_RARE, ANCHOR_RARE_ALL),
-           2: (ANCHOR_RARE, ANCHOR_RARE_ALL)}
+METHODS = {1: (GOLD, ANCHOR_RARE, ANCHOR_RARE_ALL), 2: (ANCHOR_RARE, ANCHOR_RARE_ALL)}
+# M1 (every token the anchor holds) is measured on Go and Python only: 0.8 and 0.9 there
+# against oracles of 0.1 and 0.4 (predictor.md)
 DRAWS = 20
 
 
