@@ -23,6 +23,15 @@ from qidf_ctl.progress import BarFactory, no_bar
 from qidf_ctl.querytime import QueryTime
 
 GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+COARSE = (0.1, 0.3, 0.5, 0.7, 1.0)  # searched first; then the best one's grid neighbours
+
+
+def refine(grid: Sequence[float], curve: dict[float, float]) -> list[float]:
+    """The grid neighbours of the best q measured so far that are not measured yet: the full
+    grid's argmax when the curve has one peak, in 7 searches per query instead of 11."""
+    best = argmax(curve)
+    i = list(grid).index(best)
+    return [q for q in grid[max(i - 1, 0):i + 2] if q not in curve]
 NAME = "simulated known-item NDCG@10"
 DEFINITION = ("mean NDCG@10 at each q of the queries made from the sample's templates: the "
               "rare tokens (df <= sqrt(N)) that one document holds together moved to a "
@@ -90,11 +99,16 @@ def measure_q(cluster: Cluster, index: str, texts: Sequence[str], field_name: st
     curve: dict[float, float] = {}
     if sims:
         terms = {str(i): s.counts for i, s in enumerate(sims)}
-        with bar("searching the simulated queries at each q", len(grid) * len(sims)) as advance:
-            for q in grid:
-                curve[q] = _ndcg(runs.search_run(
-                    cluster, target.index, target.field, terms, k=10, advance=advance,
-                    queries=None if q == 1.0 else qt.queries(terms, q)), sims)
+        first = [q for q in COARSE if q in grid] or list(grid)
+        with bar("searching the simulated queries at each q", (len(first) + 2) * len(sims)
+                 ) as advance:
+            todo = first
+            while todo:
+                for q in todo:
+                    curve[q] = _ndcg(runs.search_run(
+                        cluster, target.index, target.field, terms, k=10, advance=advance,
+                        queries=None if q == 1.0 else qt.queries(terms, q)), sims)
+                todo = refine(grid, curve)
     parts["sweep"] = time.monotonic() - started - sum(parts.values())
     best = argmax(curve) if curve else 1.0
     return MeasuredQ(best, curve, len(tpls), len(sims), n, time.monotonic() - started, parts)

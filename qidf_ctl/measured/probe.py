@@ -6,6 +6,7 @@ rare tokens), and a seeded pool of target documents with their tokens' df."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,14 +21,32 @@ BATCH = 50  # searches per _msearch
 POOL = 1000  # target documents read (their term vectors)
 
 
+def tokens(cluster: Cluster, index: str, field: str, texts: Sequence[str],
+           advance: Advance) -> list[Counter[str]]:
+    """Each text's token counts under the field's index analyzer: ``_mtermvectors`` on
+    artificial documents, ``BATCH`` texts a request (a read action; the query-time path's
+    fallback for one text, here batched)."""
+    out: list[Counter[str]] = []
+    for start in range(0, len(texts), BATCH):
+        batch = texts[start:start + BATCH]
+        docs = [{"doc": {field: text}, "fields": [field], "term_statistics": False,
+                 "field_statistics": False, "positions": False, "offsets": False,
+                 "payloads": False} for text in batch]
+        resp = cluster.request("POST", index_path(index, "_mtermvectors"), {"docs": docs})
+        for doc in resp["docs"]:
+            if "error" in doc:
+                raise ClusterError(f"reading a query's tokens failed: {doc['error']}")
+            terms = ((doc.get("term_vectors") or {}).get(field) or {}).get("terms") or {}
+            out.append(Counter({t: int(v["term_freq"]) for t, v in terms.items()}))
+        advance(len(batch))
+    return out
+
+
 def templates(qt: QueryTime, texts: Sequence[str], advance: Advance) -> tuple[list[Template],
                                                                               int]:
     """Each text's tokens and their df, and N (one statistics read for every distinct
     token)."""
-    counts = []
-    for text in texts:
-        counts.append(qt.tokens(text))
-        advance(1)
+    counts = tokens(qt.cluster, qt.target.index, qt.target.field, texts, advance)
     stats = qt.statistics(list(dict.fromkeys(t for c in counts for t in c)))
     return [Template(dict(c), {t: stats.of(t) for t in c}) for c in counts], stats.doc_count
 

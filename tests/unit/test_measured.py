@@ -102,3 +102,13 @@ def test_nothing_is_measured_where_content_keeps_bm25(monkeypatch):
     monkeypatch.setattr(measured, "measure_q", refuse)
     queries = _code_queries()
     assert measured.measure(None, "i", _Field(), queries, None) is queries  # type: ignore[arg-type]
+
+
+def test_refine_climbs_to_the_peak_of_the_full_grid():
+    from qidf_ctl.measured.measure import COARSE, GRID, refine
+
+    full = {q: -abs(q - 0.2) for q in GRID}  # one peak, at 0.2
+    curve = {q: full[q] for q in COARSE}
+    while todo := refine(GRID, curve):
+        curve.update({q: full[q] for q in todo})
+    assert sim.argmax(curve) == 0.2 and len(curve) < len(GRID)
