@@ -92,7 +92,7 @@ def adoption(tasks: list[Task], on: str = "s3") -> dict[str, Any]:
         for scope in ("all", "c2d"):
             rules[f"R-{scope}({m})"] = rule(m, scope)
     for name, choose in rules.items():
-        per_seed = {}
+        per_seed: dict[int, dict[str, Any]] = {}
         for seed in (1, 2):
             pts = {t["key"]: point(yardstick(t, seed, on), choose(t, seed)) for t in tasks}
             per_seed[seed] = {"summary": summarize(pts.values()),
@@ -115,7 +115,7 @@ def validation(tasks: list[Task]) -> dict[str, Any]:
         for t in tasks:
             curve = t["s0"]
             oracle_q = argmax(curve)
-            row = {"oracle_q": oracle_q}
+            row: dict[str, Any] = {"oracle_q": oracle_q}
             for seed in (1,):
                 q = q_sim(t, m, seed)
                 if q is not None:
@@ -193,7 +193,7 @@ def guards(tasks: list[Task], reference: Callable[[Task, int], float]) -> dict[s
 
 def main() -> int:
     tasks = load()
-    result = {"tasks": [t["key"] for t in tasks], "validation": validation(tasks),
+    result: dict[str, Any] = {"tasks": [t["key"] for t in tasks], "validation": validation(tasks),
               "adoption": adoption(tasks, "s0"), "adoption_on_yardstick": adoption(tasks)}
     best = max((k for k in result["adoption"] if k != "F1"),
                key=lambda k: result["adoption"][k]["mean"])

@@ -159,7 +159,7 @@ class Simulator:
             cols += out_terms
             vals += out_reps
             answers.append(d)
-            used.append(i)
+            used.append(int(i))
             anchors_out.append(a if method != GOLD else -1)
         counts = sp.csr_matrix((np.array(vals, dtype=np.float64), (rows, cols)),
                                shape=(len(answers), templates.shape[1]))
