@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from qidf_ctl.evaluation.recommend import guarded_choice
+from qidf_ctl.evaluation.recommend import guarded_choice, one_standard_error
 from qidf_research.knownitem.matrix import FOLDER
 from qidf_research.knownitem.simulate import (
     ANCHOR_ALL,
@@ -135,11 +135,8 @@ def validation(tasks: list[Task]) -> dict[str, Any]:
 
 
 def one_se(pq: np.ndarray, reference: float) -> float:
-    means = pq.mean(axis=1)
-    b = int(means.argmax())
-    se = np.array([(pq[b] - pq[g]).std(ddof=1) / np.sqrt(pq.shape[1]) for g in range(len(GRID))])
-    ok = [GRID[g] for g in range(len(GRID)) if means[g] >= means[b] - se[g]]
-    return min(ok, key=lambda q: (abs(q - reference), -q))
+    """The product's guard (``recommend.one_standard_error``)."""
+    return one_standard_error({q: pq[g].tolist() for g, q in enumerate(GRID)}, reference)
 
 
 def bootstrap(pq: np.ndarray, reference: float, resamples: int = 1000) -> float:
