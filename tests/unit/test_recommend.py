@@ -1,6 +1,6 @@
-"""The sweep's recommended q: the q nearest the reference within one standard error of the
-best mean (and the sign test, the guard before, still used by the research), and its one-line
-reason."""
+"""The sweep's recommended q: the best mean unless a paired bootstrap leaves doubt that it
+beats the reference (the sign test and the one-standard-error rule, the guards compared with
+it, still used by the research), and its one-line reason."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 from qidf_ctl.evaluation import sweep as sweep_lib
 from qidf_ctl.evaluation.recommend import (
     ALPHA,
+    bootstrap_choice,
+    doubt,
     guarded_choice,
-    one_standard_error,
     recommend,
     sign_test,
 )
@@ -59,9 +60,10 @@ def test_a_move_says_how_many_queries_it_won_and_lost():
     rec = recommend(per_query, 0.7, "--q auto")
     assert (rec.q, rec.tested_q, rec.wins, rec.losses) == (0.3, 0.3, 20, 1)
     assert rec.p_value == pytest.approx(sign_test(20, 1))
-    assert rec.reason.startswith("q 0.3: the q nearest q 0.7 (--q auto) within one standard "
-                                 "error of the best mean on the 40 queries")
-    assert rec.standard_error == pytest.approx(0.0345, abs=1e-3)
+    assert rec.reason.startswith("q 0.3: the best mean on the 40 queries (0.6900 against "
+                                 "0.5000 at q 0.7, --q auto), beating it in 100% of 1,000 "
+                                 "resamples (better on 20 queries, worse on 1)")
+    assert rec.doubt == 0.0
     assert "\n" not in rec.reason
 
 
@@ -71,8 +73,9 @@ def test_staying_names_the_best_rival_and_its_test():
     rec = recommend(per_query, 1.0, "BM25")
     assert rec.q == 1.0 and rec.reference_q == 1.0
     assert (rec.tested_q, rec.wins, rec.losses, rec.p_value) == (0.5, 2, 1, 0.5)
-    assert "no q beats it beyond noise" in rec.reason
-    assert "(q 0.5: 0.6667 against 0.5000, standard error 0.3333)" in rec.reason
+    assert "the best mean q 0.5 (0.6667 against 0.5000 on the 3 queries) fails to beat it" \
+        in rec.reason and "not beyond noise" in rec.reason
+    assert 0.10 < rec.doubt < 0.5
 
 
 def test_a_query_missing_under_one_q_counts_as_zero():
@@ -81,15 +84,14 @@ def test_a_query_missing_under_one_q_counts_as_zero():
     assert (rec.tested_q, rec.wins, rec.losses) == (1.0, 0, 0) and rec.q == 1.0
 
 
-def test_one_standard_error_moves_past_noise_but_no_further():
-    """The best mean by a hair is noise (stay); a reference clearly below moves to the q
-    nearest it among those tied with the best, not to the best itself."""
+def test_the_bootstrap_moves_past_noise_and_stays_on_doubt():
     ref = [0.5] * 100
-    hair = [0.5] * 99 + [0.9]  # best mean by 0.004, one query: within its standard error
-    assert one_standard_error({0.7: ref, 0.3: hair}, 0.7) == 0.7
-    far = [0.8] * 100
-    near = [0.81] * 50 + [0.79] * 50  # the best's mean, and nearer the reference
-    assert one_standard_error({0.7: ref, 0.5: near, 0.3: far}, 0.7) == 0.5
+    hair = [0.5] * 99 + [0.9]  # best mean by 0.004, from one query: 37% of draws lack it
+    assert bootstrap_choice({0.7: ref, 0.3: hair}, 0.7)[0] == 0.7
+    clear = [0.5] * 70 + [0.7] * 30  # better on 30 queries, worse on none
+    assert bootstrap_choice({0.7: ref, 0.3: hair, 0.5: clear}, 0.7) == (0.5, 0.5, 0.0)
+    assert doubt([1.0, 0.0], [0.0, 1.0]) > 0.5  # a tie is doubt
+    assert bootstrap_choice({0.7: ref}, 0.7) == (0.7, 0.7, 0.0)
 
 
 def test_a_sweep_with_a_reference_adds_it_to_the_grid_and_recommends(monkeypatch):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from qidf_ctl.evaluation.recommend import guarded_choice, one_standard_error
+from qidf_ctl.evaluation.recommend import bootstrap_choice, guarded_choice
 from qidf_research.knownitem.matrix import FOLDER
 from qidf_research.knownitem.simulate import (
     ANCHOR_ALL,
@@ -135,18 +135,18 @@ def validation(tasks: list[Task]) -> dict[str, Any]:
 
 
 def one_se(pq: np.ndarray, reference: float) -> float:
-    """The product's guard (``recommend.one_standard_error``)."""
-    return one_standard_error({q: pq[g].tolist() for g, q in enumerate(GRID)}, reference)
-
-
-def bootstrap(pq: np.ndarray, reference: float, resamples: int = 1000) -> float:
+    """G1: of the q whose mean is within one paired standard error of the best mean, the one
+    nearest the reference (ties: the larger q)."""
     means = pq.mean(axis=1)
-    b = int(means.argmax())
-    diff = pq[b] - pq[GRID.index(reference)]
-    rng = np.random.default_rng(0)
-    idx = rng.integers(0, len(diff), size=(resamples, len(diff)))
-    losing = float((diff[idx].mean(axis=1) <= 0).mean())
-    return GRID[b] if losing <= 0.10 else reference
+    b = int(max(range(len(GRID)), key=lambda g: (means[g], GRID[g])))
+    se = [float((pq[b] - pq[g]).std(ddof=1) / np.sqrt(pq.shape[1])) for g in range(len(GRID))]
+    ok = [GRID[g] for g in range(len(GRID)) if means[g] >= means[b] - se[g]]
+    return min(ok, key=lambda q: (abs(q - reference), -q))
+
+
+def bootstrap(pq: np.ndarray, reference: float) -> float:
+    """The product's guard (``recommend.bootstrap_choice``)."""
+    return bootstrap_choice({q: pq[g].tolist() for g, q in enumerate(GRID)}, reference)[0]
 
 
 def sign(pq: np.ndarray, reference: float) -> float:
