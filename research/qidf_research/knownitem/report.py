@@ -192,7 +192,7 @@ def main() -> int:
     tasks = load()
     result: dict[str, Any] = {"tasks": [t["key"] for t in tasks], "validation": validation(tasks),
               "adoption": adoption(tasks, "s0"), "adoption_on_yardstick": adoption(tasks)}
-    best = max((k for k in result["adoption"] if k != "F1"),
+    best = max((k for k in result["adoption"] if k != "F1" and ANCHOR_ALL not in k),
                key=lambda k: result["adoption"][k]["mean"])
     result["guards"] = {"reference F1": guards(tasks, rule(None, "all"))}
     m, scope = best.split("(")[1].rstrip(")"), best.split("-")[1].split("(")[0]
