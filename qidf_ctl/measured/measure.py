@@ -32,10 +32,11 @@ def refine(grid: Sequence[float], curve: dict[float, float]) -> list[float]:
     best = argmax(curve)
     i = list(grid).index(best)
     return [q for q in grid[max(i - 1, 0):i + 2] if q not in curve]
-NAME = "simulated known-item NDCG@10"
-DEFINITION = ("mean NDCG@10 at each q of the queries made from the sample's templates: the "
-              "rare tokens (df <= sqrt(N)) that one document holds together moved to a "
-              "random document of the index with the nearest df, which is the answer")
+NAME = "measured q (simulated known-item queries)"
+DEFINITION = ("the q of the grid at which the queries made from the sample's templates find "
+              "their answers best (mean NDCG@10): each template's rare tokens (df <= sqrt(N)) "
+              "that one document holds together moved to a random document of the index with "
+              "the nearest df, which is the answer")
 
 
 @dataclass
