@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from qidf_ctl.errors import ConflictError
 from qidf_ctl.measured import measure_q
 from qidf_ctl.measured.measure import DEFINITION, NAME
 from qidf_ctl.predictors import content
@@ -32,13 +33,19 @@ def measure(cluster: Cluster, index: str, field_stats: FieldStats, queries: Quer
     """The measured curve, attached to the sample, only where qidf-content leaves BM25."""
     if content.decide(field_stats, queries).q == 1.0 or not queries.texts:
         return queries
-    m = measure_q(cluster, index, list(queries.texts), field_stats.field, bar=bar)
+    try:
+        m = measure_q(cluster, index, list(queries.texts), field_stats.field, bar=bar)
+    except ConflictError as exc:  # already q-log (or another similarity): boosts would stack
+        return dataclasses.replace(queries, measured={"skipped": str(exc)})
     return dataclasses.replace(queries, measured=m.as_dict())
 
 
 def decide(field_stats: FieldStats, queries: QuerySample | None) -> Decision:
     base = content.decide(field_stats, queries)
     measured = queries.measured if queries is not None else None
+    if base.q != 1.0 and measured and "skipped" in measured:
+        return dataclasses.replace(base, reason=(
+            f"{base.reason}; not measured on the index: {measured['skipped']}"))
     if base.q == 1.0 or not measured or not measured.get("simulated"):
         return base
     curve = {float(q): float(v) for q, v in measured["curve"].items()}

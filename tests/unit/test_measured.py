@@ -112,3 +112,20 @@ def test_refine_climbs_to_the_peak_of_the_full_grid():
     while todo := refine(GRID, curve):
         curve.update({q: full[q] for q in todo})
     assert sim.argmax(curve) == 0.2 and len(curve) < len(GRID)
+
+
+def test_an_index_that_is_not_bm25_is_not_measured_and_says_so(monkeypatch):
+    """Query-time boosts on an index already scored with q-log would stack: the constant
+    stays and the reason says why nothing was measured."""
+    from qidf_ctl.errors import ConflictError
+
+    monkeypatch.setattr(content, "decide", lambda fs, qs: Decision(0.7, "code queries -> q 0.70"))
+
+    def conflict(*args, **kwargs):
+        raise ConflictError("index 'i' already scores with q-log BM25 q=0.7")
+
+    monkeypatch.setattr(measured, "measure_q", conflict)
+    queries = measured.measure(None, "i", _Field(), _code_queries(), None)  # type: ignore[arg-type]
+    d = measured.decide(_Field(), queries)  # type: ignore[arg-type]
+    assert d.q == 0.7 and d.reason.endswith(
+        "not measured on the index: index 'i' already scores with q-log BM25 q=0.7")
