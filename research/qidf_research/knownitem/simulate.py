@@ -4,7 +4,8 @@ Each real query is a template: the tokens of it that point at one document (``an
 replaced by tokens of a random target document with the nearest df, everything else of the
 template is kept, and the target is the simulated query's answer. Which tokens point at one
 document is read without labels: the document holding the most of the template's rare tokens
-(df <= sqrt(N)), used only when that count beats what random placement gives (``null_max``).
+(df <= sqrt(N)), used only when that count beats what random placement gives (the product's
+``measured.simulate.null_max`` and ``rare_limit``: one definition of each).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from qidf_ctl.measured.simulate import null_max, rare_limit
 from qidf_research.knownitem.scorer import Scorer, ndcg10
 
 GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -23,25 +25,6 @@ ANCHOR_ALL = "M1"  # every token of the template the anchor holds
 ANCHOR_RARE = "M2"  # only its rare tokens
 GOLD = "M0"  # diagnostic: the tokens the judged answer holds
 ANCHOR_RARE_ALL = "M2a"  # M2 on every template whose anchor holds a rare token (no null)
-
-
-def rare_limit(doc_count: int) -> float:
-    """df <= sqrt(N): the upper half of BM25's IDF scale."""
-    return math.sqrt(doc_count)
-
-
-def null_max(probabilities: Sequence[float], doc_count: int) -> int:
-    """The largest count c of a template's rare tokens that at least half a document is
-    expected to reach (N P(count >= c) >= 1/2) when each token sits in df random documents:
-    the per-document count is Poisson-binomial over the tokens' df / N."""
-    dist = np.zeros(len(probabilities) + 1)
-    dist[0] = 1.0
-    for p in probabilities:
-        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
-        dist[0] *= 1 - p
-    tail = np.cumsum(dist[::-1])[::-1]  # P(count >= c)
-    ok = np.nonzero(doc_count * tail >= 0.5)[0]
-    return int(ok.max()) if len(ok) else 0
 
 
 @dataclass
@@ -137,7 +120,7 @@ class Simulator:
         else:
             anchor_docs, count = self.anchors(templates)
             keep = np.array([count[i] > (0 if method == ANCHOR_RARE_ALL else
-                                         null_max(self._probs(templates, i), self.n))
+                                         null_max(self._dfs(templates, i), self.n))
                              for i in range(templates.shape[0])])
         for i in np.nonzero(keep)[0]:
             start, end = templates.indptr[i], templates.indptr[i + 1]
@@ -166,9 +149,9 @@ class Simulator:
         return Simulated(counts, np.array(answers, dtype=np.int64), np.array(used),
                          np.array(anchors_out))
 
-    def _probs(self, templates: sp.csr_matrix, i: int) -> list[float]:
+    def _dfs(self, templates: sp.csr_matrix, i: int) -> list[int]:
         terms = templates.indices[templates.indptr[i]:templates.indptr[i + 1]]
-        return list(self.df[terms[self.rare[terms]]] / self.n)
+        return [int(d) for d in self.df[terms[self.rare[terms]]]]
 
 
 def curve(scorer: Scorer, sim: Simulated, grid: Sequence[float] = GRID) -> dict[float, float]:
