@@ -150,9 +150,9 @@ def sweep_cmd(
     """NDCG@10 at every q of a grid, installed in turn on the live index, the oracle q, and
     the recommended q.
 
-    The oracle is the best q for these queries; the recommendation is the reference q
-    (--reference) unless another q beats it on a clear majority of the queries (a sign
-    test), which carries over to new queries better than the oracle does.
+    The oracle is the best q for these queries; the recommendation is the best-mean q
+    unless resampling the queries (a paired bootstrap) leaves real doubt that it beats the
+    reference q (--reference): it carries over to new queries better than the oracle does.
 
     The index gets its own similarity back at the end, whatever happens. With --k1-grid or
     --b-grid, every (q, k1, b) is installed in turn and the best joint setting is reported

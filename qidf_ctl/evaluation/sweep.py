@@ -156,8 +156,8 @@ def sweep(
     """NDCG@10 of the index's own similarity and of q-log at every q of ``grid``.
 
     ``reference``: (q, where it came from), e.g. what ``--q auto`` chooses; it joins the grid
-    and the result recommends it unless another q beats it on a clear majority of the
-    queries (``recommend``).
+    and the result recommends the best-mean q unless a paired bootstrap leaves doubt that it
+    beats the reference (``recommend``).
 
     ``query_time``: every q is built into the queries (``qidf_ctl.querytime``) and the index
     is never changed: no close per q, safe on a production index, search privileges only.

@@ -5,7 +5,7 @@ Each predictor lives in its own module and registers itself on import; importing
 package registers them all. ``qidf-content`` is the default.
 """
 
-from qidf_ctl.predictors import content, gate, paper  # noqa: F401  (registration)
+from qidf_ctl.predictors import content, gate, measured, paper  # noqa: F401  (registration)
 from qidf_ctl.predictors.base import (
     DEFAULT_PREDICTOR,
     PREDICTORS,

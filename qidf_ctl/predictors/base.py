@@ -21,9 +21,19 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qidf_ctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from qidf_ctl.cluster import Cluster
+    from qidf_ctl.progress import BarFactory
+    from qidf_ctl.stats import FieldStats
+    from qidf_ctl.stats.query_sample import QuerySample
+
+# A measurement some predictors take on the index before deciding (cluster, index, field's
+# statistics, the query sample, progress bars) -> the sample with the measurement attached.
+Measure = Callable[["Cluster", str, "FieldStats", "QuerySample", "BarFactory"], "QuerySample"]
 
 Q_MIN = 0.05
 Q_MAX = 1.0
@@ -101,6 +111,8 @@ class Predictor:
     # Whether a query sample, when given, is also analysed (tokens and df in the field).
     analyses_queries: bool = False
     reads_query_kind: bool = False
+    # What the predictor measures on the index with a query sample before ``decide``.
+    measure: Measure | None = None
 
 
 PREDICTORS: dict[str, Predictor] = {}

@@ -138,6 +138,8 @@ def predict_for_index(
     if queries is not None and p.analyses_queries:
         progress(f"analysing {min(len(queries.texts), queries.shape.texts)} sampled queries")
         queries = with_analysis(queries, cluster, result.index, field, result.shards)
+    if queries is not None and p.measure is not None:
+        queries = p.measure(cluster, result.index, result.fields[0], queries, bar)
     # The reason is the result, not progress: callers print it once (apply --q auto did
     # twice).
     return predict(result.fields[0], predictor, index=result.index, queries=queries,

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.evaluation.files import read_queries
@@ -50,6 +51,7 @@ class QuerySample:
     query_tokens: float = math.nan
     query_hapax_share: float = math.nan
     query_unseen_share: float = math.nan
+    measured: dict[str, Any] | None = None  # a predictor's measurement on the index
 
     def as_dict(self) -> dict[str, object]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("shape", "texts")}

@@ -25,7 +25,7 @@ from typing import Any
 
 from qidf_ctl.cluster import Cluster, ConnectionSettings, index_path
 from qidf_ctl.evaluation import indexing
-from qidf_research.bench_retrieval import log
+from qidf_research.bench_tasks import log
 from qidf_research.paths import REPO
 from qidf_research.peers import families as fam
 from qidf_research.peers import settings as st

@@ -13,8 +13,8 @@ from typing import Any
 from qidf_research import predictor_report
 from qidf_research.languages import EXTRA, HELDOUT
 from qidf_research.languages import PAPER as LANGS
-from qidf_research.peers.report import render_peers
-from qidf_research.predictor_content import SMALL_PROSE
+from qidf_research.peers.report import load_peers, render_peers
+from qidf_research.readings import SMALL_PROSE, recovery_of, summarize
 
 REGENERATE = ".venv/bin/python -m qidf_research.bench_retrieval"
 
@@ -46,8 +46,17 @@ def _pts(t: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _rec(pred: float, bm25: float, oracle: float) -> str:
-    gain = oracle - bm25
-    return "n/a (no gain)" if gain < 0.005 else f"{(pred - bm25) / gain:.2f}"
+    rec = recovery_of(bm25, oracle, pred)
+    return "n/a (no gain)" if rec is None else f"{rec:.2f}"
+
+
+def _summary_cell(points: list[tuple[float, float, float]]) -> str:
+    """Mean recovery / gain-weighted / worst task (``readings.summarize``)."""
+    s = summarize(points)
+    if s["mean"] is None:
+        return "-"
+    return (f"{s['mean']:.2f} / {s['gain_weighted']:.2f} / {s['worst']:.2f} "
+            f"({s['tasks']} tasks)")
 
 
 def _main_table(tasks: dict[str, Any], keys: list[str]) -> list[str]:
@@ -89,9 +98,10 @@ def _engine_summary(tasks: dict[str, Any]) -> list[str]:
               "new (rust, typescript, kotlin)": EXTRA,
               "held out (scala, c)": HELDOUT}
     out = ["", "## Predictors measured on the engine", "",
-           "Recovery averaged over the main tasks (both directions) whose oracle gains at least "
-           "0.005; the worst loss is over every corpus above (scaling, ablation and prose "
-           "included).", "",
+           "Each cell: mean recovery / gain-weighted recovery (the share of the summed oracle "
+           "gain captured) / the worst task's recovery, over the main tasks (both directions) "
+           "whose oracle gains at least 0.005 (definitions: `qidf_research.readings`); the "
+           "worst loss is over every corpus above (scaling, ablation and prose included).", "",
            "| predictor | " + " | ".join(f"recovery, {k}" for k in splits) +
            " | worst NDCG@10 change vs BM25 (corpus) |", "|---|---|---|---|---|---|"]
     for label, name in (("paper", "paper: 1 - 7.28 h_occ"),
@@ -102,17 +112,15 @@ def _engine_summary(tasks: dict[str, Any]) -> list[str]:
                                        "(`--queries`)")):
         cells = []
         for langs in splits.values():
-            recs = []
+            points = []
             for key in (f"{lang}-{d}" for lang in langs for d in ("code2doc", "doc2code")):
                 t = tasks.get(key)
                 pts = _pts(t) if t else {}
-                if label not in pts:
-                    continue
-                bn = pts["bm25"]["metrics"]["NDCG@10"]
-                gain = pts["oracle"]["metrics"]["NDCG@10"] - bn
-                if gain >= 0.005:
-                    recs.append((pts[label]["metrics"]["NDCG@10"] - bn) / gain)
-            cells.append(f"{sum(recs) / len(recs):.2f} ({len(recs)} tasks)" if recs else "-")
+                if label in pts:
+                    points.append((pts["bm25"]["metrics"]["NDCG@10"],
+                                   pts["oracle"]["metrics"]["NDCG@10"],
+                                   pts[label]["metrics"]["NDCG@10"]))
+            cells.append(_summary_cell(points))
         deltas = [(_pts(t)[label]["metrics"]["NDCG@10"] - _pts(t)["bm25"]["metrics"]["NDCG@10"],
                    key) for key, t in tasks.items() if label in _pts(t)]
         worst = min(deltas) if deltas else None
@@ -128,7 +136,7 @@ FAMILIES = (("refit", "gate + constant (the written protocol's family)"),
 
 
 def _readings(rows: list[dict[str, Any]]) -> list[str]:
-    """A table of corpora read at a rule's q (predictor_fit.read_at)."""
+    """A table of corpora read at a rule's q (predictor_protocol.read_at)."""
     out = ["| corpus | x | q | oracle q | BM25 | at q | oracle | recovery | change vs BM25 |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -177,12 +185,6 @@ def _protocol(proto: dict[str, Any]) -> list[str]:
         out += ["", f"Mean recovery on the main tasks: {_f(held['recovery'], 2)}; worst change "
                 f"against BM25: {_f(held['worst_delta'])}."]
     return out
-
-
-def load_peers(path: Path | None = None) -> dict[str, Any] | None:
-    """peers.json (bench_peers) beside results.json, when it exists."""
-    path = path or Path(__file__).resolve().parents[2] / "benchmarks/retrieval/peers.json"
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def render(results: dict[str, Any], peers: dict[str, Any] | None = None) -> str:

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
@@ -36,7 +34,8 @@ from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.evaluation.pairs import Pair
 from qidf_ctl.predictors import DEFAULT_PREDICTOR, clip_q, paper
 from qidf_research import pipeline as benchmark
-from qidf_research.corpora import RetrievalTask, code_to_doc, doc_to_code, load_pairs
+from qidf_research.bench_tasks import load_corpus, log, make_task, subset
+from qidf_research.corpora import RetrievalTask
 from qidf_research.languages import ALL as LANGUAGES
 from qidf_research.paths import CACHE as RESEARCH_CACHE
 from qidf_research.paths import REPO as ROOT
@@ -46,34 +45,9 @@ SHIPPED = DEFAULT_PREDICTOR  # measured end to end on every task, as `apply --q 
 CACHE = RESEARCH_CACHE / "bench"
 
 
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
 def paper_q(stats: dict[str, float]) -> float:
     """The product's paper predictor on the benchmark's reading of h_tok (``h_occ``)."""
     return clip_q(paper.paper_q(stats["h_occ"]))
-
-
-def load_corpus(language: str) -> list[Pair]:
-    """The language's pairs: Go shipped, the others built once from pinned sources."""
-    from qidf_research.sources.pinned import corpus_path  # research/qidf_research/sources/pinned.py
-
-    return load_pairs(corpus_path(language, log))
-
-
-def make_task(pairs: list[Pair], direction: str, queries: int, seed: int = 0) -> RetrievalTask:
-    make = code_to_doc if direction == "code2doc" else doc_to_code
-    return make(pairs, max_queries=queries, seed=seed)
-
-
-def subset(pairs: list[Pair], n: int, seed: int = 0) -> list[Pair]:
-    """A seeded sample of ``n`` pairs (the scaling curve's smaller corpora)."""
-    ordered = sorted(pairs, key=lambda p: p.id)
-    if n >= len(ordered):
-        return ordered
-    keep = sorted(random.Random(seed).sample(range(len(ordered)), n))
-    return [ordered[i] for i in keep]
 
 
 def cached_task(cluster: Cluster, key: str, task: RetrievalTask, analyzer: str,

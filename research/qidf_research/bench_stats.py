@@ -24,9 +24,7 @@ import json
 import os
 import platform
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ import numpy as np
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.evaluation import indexing
 from qidf_research.build_corpus import default_goroot
+from qidf_research.cli_runs import run_cli
 from qidf_research.paths import REPO as ROOT
 
 GOROOT = Path(default_goroot() or "/usr/local/go")
@@ -90,30 +89,6 @@ def ensure_index(cluster: Cluster, name: str, docs: list[tuple[str, str]], shard
     indexing.bulk_index(cluster, name, dict(docs), batch_size=1000)
     cluster.request("POST", f"/{name}/_forcemerge", params={"max_num_segments": "1"})
     print(f"indexed {name} in {time.monotonic() - started:.0f}s", file=sys.stderr)
-
-
-def run_cli(url: str, args: list[str], command: str = "stats") -> dict[str, Any]:
-    """Run ``qidf stats`` (or another command) as a child process; its wall time, peak RSS
-    and JSON output.
-
-    Output goes to files and the child is reaped with ``os.wait4``, which returns that one
-    child's resource usage (RUSAGE_CHILDREN would be the maximum over all children so far).
-    """
-    cmd = [sys.executable, "-m", "qidf_ctl", command, *args, "--json"]
-    env = {**os.environ, "QIDF_URL": url}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.monotonic() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if proc.returncode:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {err.read().decode()[-500:]}")
-        payload = json.loads(out.read())
-    return {"seconds": seconds, "rss_mib": usage.ru_maxrss / 1024,
-            "cpu_s": usage.ru_utime + usage.ru_stime, "out": payload}
 
 
 def _row(index: str, docs: int, shards: int, mode: str, run: dict[str, Any],

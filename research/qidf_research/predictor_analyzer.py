@@ -7,17 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from qidf_research.gate_fitting import gate_fit, gate_q, size_adjusted, size_exponent
 from qidf_research.languages import TEST, TRAIN
-from qidf_research.predictor_fit import (
+from qidf_research.readings import (
     MIN_GAIN,
     corpus_rows,
-    gate_fit,
-    gate_q,
     is_prose,
     ndcg_at,
     recovery,
-    size_adjusted,
-    size_exponent,
     splits_identifiers,
 )
 

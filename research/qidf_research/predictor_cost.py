@@ -33,7 +33,7 @@ from qidf_ctl.stats.query_sample import query_sample
 from qidf_ctl.stats.read import has_field_query
 from qidf_ctl.stats.source_sample import source_texts
 from qidf_ctl.stats.text_shape import text_shape
-from qidf_research.bench_stats import run_cli
+from qidf_research.cli_runs import run_cli
 from qidf_research.languages import ALL
 from qidf_research.paths import BENCHMARKS, CACHE
 
@@ -47,7 +47,7 @@ def log(msg: str) -> None:
 
 def corpus() -> tuple[dict[str, str], dict[str, str]]:
     """About a million distinct documents, and 1,000 queries (half code, half prose)."""
-    from qidf_research.bench_retrieval import load_corpus
+    from qidf_research.bench_tasks import load_corpus
     from qidf_research.sources import debian_prose as dp
 
     docs: dict[str, str] = {}

@@ -10,19 +10,23 @@ from typing import Any
 import numpy as np
 
 from qidf_ctl.predictors import gate
-from qidf_research.languages import EXTRA, HELDOUT, TEST, TRAIN
-from qidf_research.predictor_fit import (
-    MAX_LOSS,
-    corpus_rows,
+from qidf_research.content_fitting import study as content_study
+from qidf_research.gate_fitting import (
     evaluate_candidates,
     gate_q,
     gate_study,
+    predict,
+    size_adjusted,
+)
+from qidf_research.languages import EXTRA, HELDOUT, TEST, TRAIN
+from qidf_research.readings import (
+    MAX_LOSS,
+    corpus_rows,
     main_tasks,
     ndcg_at,
-    predict,
     recovery,
-    size_adjusted,
     splits_identifiers,
+    training_key,
 )
 
 # qidf-gate as shipped before 2026-11-30, and the 21 corpora it had been fitted and tested on.
@@ -152,9 +156,6 @@ def fit_and_measure(cluster: Any, results: dict[str, Any],
     """The predictor study from the engine's sweep curves (bench_retrieval's "predictor"
     part). The shipped default is already measured end to end on every task (its point);
     here only curves are read, so nothing is installed."""
-    from qidf_research.predictor_content import study as content_study
-    from qidf_research.predictor_content import training_key
-
     del cluster, specs, args
     # The earlier studies read the tasks they were written for; the large-prose study reads
     # everything (its held-out corpora included).

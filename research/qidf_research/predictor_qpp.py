@@ -17,21 +17,27 @@ from typing import Any
 
 import numpy as np
 
-from qidf_research import predictor_content as pc
+from qidf_research import content_fitting as pc
 from qidf_research.paths import REPO
-from qidf_research.predictor_fit import ndcg_at, recovery
 from qidf_research.qpp_criteria import (
     CRITERIA,
     YARDSTICK,
     choose,
     curve,
-    ndcg_curve,
     runs_of,
-    significant_move,
-    unique_top1,
 )
+from qidf_research.qpp_rules import (
+    RESULTS,
+    SPREAD,
+    Decider,
+    go_at_scale,
+    language_means,
+    mean_of,
+    measured_row,
+    sample_move,
+)
+from qidf_research.readings import ndcg_at, recovery
 
-RESULTS = REPO / "benchmarks" / "retrieval" / "results.json"
 OUT = REPO / "benchmarks" / "retrieval" / "qpp.json"
 TAUS = (0.0, 0.005, 0.01, 0.02, 0.05)
 
@@ -106,7 +112,6 @@ def lolo(rows: list[pc.Row], rule: RuleFit) -> dict[str, Any]:
 
 # --- the amendment V2 and its tests on data it did not see --------------------------------
 
-SPREAD = "Q1 spread"
 SUBSET_SIZES = (100, 200, 500)
 SUBSET_DRAWS = 5
 
@@ -124,54 +129,10 @@ def decide_v2(p: pc.Params, r: pc.Row, seed: int = 0,
     return chosen if r["kind"] == "code" else min(q, chosen)
 
 
-def sample_move(p: pc.Params, r: pc.Row, seed: int | str = 0,
-                subset: list[int] | None = None, code_documents: bool = True) -> float:
-    """F1's level unless a candidate's spread beats it beyond noise (sign test): on code
-    documents any q of the grid (unless ``code_documents`` is False: F1's level stays), on
-    text searched with code only a lower q. ``subset``: those queries of the sample only."""
-    level, _ = pc.decide(p, r, True)
-    data = runs_of(r["key"], seed)
-    code = r["kind"] == "code"
-    if level == 1.0 or data is None or (code and not code_documents):
-        return level
-    ids, _, meta = data
-    if subset is not None:
-        ids = ids[:, subset]
-    unique = {q: unique_top1(ids[g]) for g, q in enumerate(meta["grid"])}
-    return significant_move(unique, level, [q for q in meta["grid"] if q != level and (
-        code or q < level)])
-
-
 def decide_v3(p: pc.Params, r: pc.Row, seed: int = 0) -> float:
     """V3: the sample may move q on code documents and lower it on text searched with
     code."""
     return sample_move(p, r, seed)
-
-
-Decider = Callable[[pc.Params, pc.Row, int], float]
-
-
-def language_means(recs: list[tuple[str, float]]) -> dict[str, float]:
-    """Mean recovery per language from (language, recovery) pairs; the study's figure is the
-    mean of these means, every language weighted alike."""
-    grouped: dict[str, list[float]] = {}
-    for lang, rec in recs:
-        grouped.setdefault(lang, []).append(rec)
-    return {lang: float(np.mean(v)) for lang, v in grouped.items()}
-
-
-def mean_of(per_language: dict[str, float]) -> float | None:
-    return float(np.mean(list(per_language.values()))) if per_language else None
-
-
-def measured_row(r: pc.Row, seed: int | str, without: frozenset[str] = frozenset()
-                 ) -> pc.Row:
-    """``r`` with its curve, BM25 and oracle (over the grid) read from the stored runs of
-    another query sample instead of the benchmark's sweep."""
-    ndcg = ndcg_curve(r["key"], seed, without)
-    qs = sorted(ndcg)
-    return {**r, "bm25": ndcg[1.0], "oracle": max(ndcg.values()), "oracle_q": max(
-        qs, key=lambda q: ndcg[q]), "qs": np.array(qs), "ys": np.array([ndcg[q] for q in qs])}
 
 
 def new_queries(rows: list[pc.Row], p: pc.Params, seed: int, rule: Decider
@@ -258,17 +219,6 @@ def yardstick(rows: list[pc.Row], p: pc.Params) -> dict[str, Any]:
     out["by_seed"] = {str(s): {k: mean_of(language_means(v[k])) for k in ("v3", "f1")}
                       for s, v in by_seed.items()}
     out["v3_worst_delta"] = worst
-    return out
-
-
-def go_at_scale(rows: list[pc.Row], p: pc.Params, rule: Decider) -> dict[str, Any]:
-    """Test (b): ``rule`` on Go's scaling subsets, read off their sweep curves."""
-    out = {}
-    for r in rows:
-        if r["language"] == "go" and not r["main"] and r["kind"] != "identifier":
-            q, f1 = rule(p, r, 0), pc.decide(p, r, True)[0]
-            out[r["key"]] = {"q": q, "f1_q": f1, "delta": ndcg_at(r, q) - r["bm25"],
-                             "recovery": recovery(r, q), "f1_recovery": recovery(r, f1)}
     return out
 
 

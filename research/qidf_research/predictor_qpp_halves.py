@@ -18,10 +18,14 @@ from typing import Any
 import numpy as np
 
 from qidf_ctl.evaluation.recommend import guarded_choice
-from qidf_research import predictor_content as pc
+from qidf_research import content_fitting as pc
 from qidf_research.paths import REPO
-from qidf_research.predictor_fit import ndcg_at, recovery
-from qidf_research.predictor_qpp import (
+from qidf_research.qpp_criteria import (
+    YARDSTICK,
+    ndcg_per_query,
+    runs_of,
+)
+from qidf_research.qpp_rules import (
     RESULTS,
     go_at_scale,
     language_means,
@@ -29,11 +33,7 @@ from qidf_research.predictor_qpp import (
     measured_row,
     sample_move,
 )
-from qidf_research.qpp_criteria import (
-    YARDSTICK,
-    ndcg_per_query,
-    runs_of,
-)
+from qidf_research.readings import ndcg_at, recovery
 
 OUT = REPO / "benchmarks" / "retrieval" / "qpp-halves.json"
 SPLIT_SEED = 3

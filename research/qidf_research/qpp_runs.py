@@ -29,7 +29,7 @@ from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, ConnectionSettings
 from qidf_ctl.evaluation import RetrievalTask, evaluate, indexing, runs
 from qidf_ctl.similarity import QlogParams
-from qidf_research.bench_retrieval import load_corpus, make_task, subset
+from qidf_research.bench_tasks import load_corpus, make_task, subset
 from qidf_research.paths import CACHE as RESEARCH_CACHE
 from qidf_research.pipeline import PREFIX
 

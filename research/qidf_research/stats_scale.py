@@ -42,7 +42,7 @@ from qidf_ctl.errors import ClusterError
 from qidf_ctl.evaluation import indexing
 from qidf_ctl.stats.design import take_all_size
 from qidf_ctl.stats.read import longest_docs
-from qidf_research.bench_stats import run_cli
+from qidf_research.cli_runs import run_cli
 from qidf_research.paths import CACHE as RESEARCH_CACHE
 
 DOCUMENTS = 1_000_000

@@ -97,6 +97,42 @@ def test_no_import_cycle(base, package):
     assert cycle is None, " -> ".join(cycle or [])
 
 
+def _all_imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, inside functions too (a runner's late import is still
+    a dependency: the research's circles were all of that kind)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def _research_graph() -> dict[str, set[str]]:
+    modules = _modules(RESEARCH, "qidf_research")
+    return {name: {m for m in _all_imports(path) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def test_research_has_no_import_cycle_even_through_late_imports():
+    cycle = _cycle(_research_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_predictor_studies_import_helpers_never_another_runner():
+    """A runner (a module with a ``__main__`` block) of the predictor studies imports shared
+    helpers, never another runner: helpers live where no runner is."""
+    modules = _modules(RESEARCH, "qidf_research")
+    runners = {n for n, p in modules.items() if '__name__ == "__main__"' in p.read_text()}
+    families = ("predictor_", "qpp_", "knownitem")
+    studies = {n for n in modules if n.partition(".")[2].startswith(families)}
+    graph = _research_graph()
+    bad = {n: sorted(graph[n] & runners) for n in studies if graph[n] & runners}
+    assert bad == {}
+
+
 def test_cycle_detector_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"a.b"}, "a.b": {"a"}}) is None  # package and its submodule

@@ -13,7 +13,7 @@ from qidf_ctl.predictors.gate import q_gate, size_adjusted
 
 
 def test_registered_beside_the_paper():
-    assert set(predict.PREDICTORS) == {"paper", "qidf-gate", "qidf-content"}
+    assert set(predict.PREDICTORS) == {"paper", "qidf-gate", "qidf-content", "qidf-measured"}
     assert predict.get("qidf-gate") is predictors_fitted.GATED
 
 

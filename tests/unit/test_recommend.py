@@ -1,5 +1,6 @@
-"""The sweep's recommended q: the reference unless another q wins a clear majority of the
-judged queries (sign test), and its one-line reason."""
+"""The sweep's recommended q: the best mean unless a paired bootstrap leaves doubt that it
+beats the reference (the sign test and the one-standard-error rule, the guards compared with
+it, still used by the research), and its one-line reason."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import math
 import pytest
 
 from qidf_ctl.evaluation import sweep as sweep_lib
-from qidf_ctl.evaluation.recommend import ALPHA, guarded_choice, recommend, sign_test
+from qidf_ctl.evaluation.recommend import (
+    ALPHA,
+    bootstrap_choice,
+    doubt,
+    guarded_choice,
+    recommend,
+    sign_test,
+)
 
 
 @pytest.mark.parametrize(("wins", "losses", "expected"), [
@@ -51,8 +59,11 @@ def test_a_move_says_how_many_queries_it_won_and_lost():
     per_query[0.3]["q39"] = 0.1
     rec = recommend(per_query, 0.7, "--q auto")
     assert (rec.q, rec.tested_q, rec.wins, rec.losses) == (0.3, 0.3, 20, 1)
-    assert rec.p_value == pytest.approx(sign_test(20, 1)) and rec.p_value <= ALPHA
-    assert rec.reason.startswith("q 0.3: better than q 0.7 (--q auto) on 20 of the 40 queries")
+    assert rec.p_value == pytest.approx(sign_test(20, 1))
+    assert rec.reason.startswith("q 0.3: the best mean on the 40 queries (0.6900 against "
+                                 "0.5000 at q 0.7, --q auto), beating it in 100% of 1,000 "
+                                 "resamples (better on 20 queries, worse on 1)")
+    assert rec.doubt == 0.0
     assert "\n" not in rec.reason
 
 
@@ -62,14 +73,25 @@ def test_staying_names_the_best_rival_and_its_test():
     rec = recommend(per_query, 1.0, "BM25")
     assert rec.q == 1.0 and rec.reference_q == 1.0
     assert (rec.tested_q, rec.wins, rec.losses, rec.p_value) == (0.5, 2, 1, 0.5)
-    assert "no q beats it" in rec.reason
-    assert "best mean q 0.5: better on 2, worse on 1" in rec.reason
+    assert "the best mean q 0.5 (0.6667 against 0.5000 on the 3 queries) fails to beat it" \
+        in rec.reason and "not beyond noise" in rec.reason
+    assert 0.10 < rec.doubt < 0.5
 
 
 def test_a_query_missing_under_one_q_counts_as_zero():
     per_query = {1.0: {"a": 0.5, "b": 0.5}, 0.5: {"a": 0.5}}
     rec = recommend(per_query, 1.0, "BM25")
-    assert "better on 0, worse on 1" in rec.reason
+    assert (rec.tested_q, rec.wins, rec.losses) == (1.0, 0, 0) and rec.q == 1.0
+
+
+def test_the_bootstrap_moves_past_noise_and_stays_on_doubt():
+    ref = [0.5] * 100
+    hair = [0.5] * 99 + [0.9]  # best mean by 0.004, from one query: 37% of draws lack it
+    assert bootstrap_choice({0.7: ref, 0.3: hair}, 0.7)[0] == 0.7
+    clear = [0.5] * 70 + [0.7] * 30  # better on 30 queries, worse on none
+    assert bootstrap_choice({0.7: ref, 0.3: hair, 0.5: clear}, 0.7) == (0.5, 0.5, 0.0)
+    assert doubt([1.0, 0.0], [0.0, 1.0]) > 0.5  # a tie is doubt
+    assert bootstrap_choice({0.7: ref}, 0.7) == (0.7, 0.7, 0.0)
 
 
 def test_a_sweep_with_a_reference_adds_it_to_the_grid_and_recommends(monkeypatch):

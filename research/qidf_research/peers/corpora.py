@@ -40,21 +40,21 @@ class CorpusSpec:
 
 
 def _log(msg: str) -> None:
-    from qidf_research.bench_retrieval import log
+    from qidf_research.bench_tasks import log
 
     log(msg)
 
 
 @lru_cache(maxsize=2)
 def _pairs(language: str) -> tuple[Pair, ...]:
-    from qidf_research.bench_retrieval import load_corpus
+    from qidf_research.bench_tasks import load_corpus
 
     return tuple(load_corpus(language))
 
 
 def _code(language: str, direction: str, n: int | None = None) -> Callable[[int], RetrievalTask]:
     def make(queries: int) -> RetrievalTask:
-        from qidf_research.bench_retrieval import make_task, subset
+        from qidf_research.bench_tasks import make_task, subset
 
         pairs = list(_pairs(language))
         if n is not None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+from qidf_research.paths import BENCHMARKS
 from qidf_research.peers.compare import FAMILIES, PEERS
 from qidf_research.peers.corpora import FULL_CROSS_PRODUCT, GROUPS
 
@@ -307,9 +310,14 @@ def render_peers(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def load_peers(path: Path | None = None) -> dict[str, Any] | None:
+    """peers.json (bench_peers) beside results.json, when it exists."""
+    path = path or BENCHMARKS / "retrieval" / "peers.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 def main() -> None:
     """Print the table of docs/explanation/peers.md: python -m qidf_research.peers.report"""
-    from qidf_research.bench_report import load_peers
 
     print("\n".join(docs_table((load_peers() or {}).get("corpora") or {})))
 

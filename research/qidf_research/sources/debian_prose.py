@@ -138,7 +138,7 @@ def debmulti_pairs(log: Log) -> list[ProsePair]:
 def mixed_pairs(log: Log) -> list[ProsePair]:
     """Package descriptions plus Java (docstring -> code) pairs, in one corpus."""
     def build(lg: Log) -> list[ProsePair]:
-        from qidf_research.bench_retrieval import load_corpus
+        from qidf_research.bench_tasks import load_corpus
 
         code = [ProsePair(f"{MIXED_CODE}:{p.id}", p.doc, p.code, MIXED_CODE, p.license)
                 for p in load_corpus(MIXED_CODE)]

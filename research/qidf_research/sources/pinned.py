@@ -123,7 +123,7 @@ def corpus_path(language: str, log: Log) -> Path:
     elif language in EXTRA_LANGUAGES:
         import importlib
 
-        pairs = importlib.import_module(f"sources_{language}").pairs(log, stats)
+        pairs = importlib.import_module(f"qidf_research.sources.{language}").pairs(log, stats)
     else:
         pairs = build_packaged_language(language, _packages(language, log), stats)
     for line in stats.lines():
