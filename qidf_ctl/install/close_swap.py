@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.install import index_ops
+from qidf_ctl.install import index_ops, pipeline
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
@@ -39,8 +39,9 @@ def update_similarity(cluster: Cluster, index: str, target: dict[str, Any]) -> N
 
 def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
           timer: WindowTimer) -> list[Step]:
-    """The steps from ``journal.old`` to ``journal.new``; only the record when the settings
-    are already the new ones (a revert whose settings were restored by hand)."""
+    """The steps from ``journal.old`` to ``journal.new``; only the record (and the default
+    search pipeline, when it changes) when the similarity settings are already the new ones
+    (a revert whose settings were restored by hand, or a change of ``--stats`` alone)."""
     index = journal.index
 
     def close() -> None:
@@ -61,9 +62,11 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
         progress("recording what was installed")
         ensure_meta(cluster, index, journal.new_meta)
 
+    stats = pipeline.steps(cluster, journal, index, progress)
     if same_settings(journal.old, journal.new):
-        return [("recorded", record, True)]
+        return [*stats, ("recorded", record, True)]
     # The index is closed from "closed" to "opened": no journal write in between, to keep
-    # the outage short (recovery decides from what it observes, not from the step).
+    # the outage short (recovery decides from what it observes, not from the step). The
+    # default search pipeline is a dynamic setting: it changes on the open index.
     return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
-            ("recorded", record, True)]
+            *stats, ("recorded", record, True)]
