@@ -69,6 +69,7 @@ class Similarity:
     strategy: str = "close"
     field: str | None = None
     sample: int | None = None
+    stats: str = "auto"
 
     @property
     def auto(self) -> bool:
@@ -83,7 +84,8 @@ class Similarity:
 
     def describe(self) -> str:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
-        return f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode}"
+        return (f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode} "
+                f"stats={self.stats}")
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
