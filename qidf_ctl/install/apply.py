@@ -78,8 +78,9 @@ def _preflight(cluster: Cluster, target: Target, state: SimilarityState, doing: 
                strategy: Strategy) -> None:
     state.description.require_open(doing)
     check_writable(state.index, state.description.settings)
-    if strategy in (Strategy.CLOSE, Strategy.REOPEN):
+    if strategy is Strategy.CLOSE:  # reopen=true works where _close is disabled (ES 8.19)
         capabilities.check_closable(cluster)
+    if strategy in (Strategy.CLOSE, Strategy.REOPEN):
         check_write_index_of_stream(cluster, target)
 
 

@@ -72,7 +72,8 @@ def support(cluster: Cluster) -> Support:
         return Support(False, f"the search processor {PROCESSOR} is missing on "
                        f"{', '.join(missing)}: install the qidf plugin on every node (qidf "
                        "plugin install, or the zip of `qidf plugin build`)")
-    return Support(True, f"{PROCESSOR} is on all {len(nodes)} nodes")
+    where = "the one node" if len(nodes) == 1 else f"all {len(nodes)} nodes"
+    return Support(True, f"{PROCESSOR} is on {where}")
 
 
 def resolve(cluster: Cluster, requested: str, shards: int) -> tuple[str, str]:
