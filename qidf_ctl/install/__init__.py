@@ -9,7 +9,7 @@ searches use: qidf's default search pipeline, ``--stats``, and what per-shard st
 cost), ``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store``
 (qidf's state index), ``index_ops`` (slow calls waited for with the engine's timeouts),
 ``signals``, ``faults`` (test-only hook), ``record`` (``_meta.qidf``), ``state``,
-``validate``, ``mode``.
+``validate``, ``mode``, ``limits`` (queries that will not score with q-log).
 """
 
 from qidf_ctl.install.apply import apply, revert

@@ -21,6 +21,7 @@ from qidf_ctl.cluster.names import clone_name, scratch_name
 from qidf_ctl.errors import ConflictError, QidfError
 from qidf_ctl.install import clone_swap, close_swap, reopen_swap, scope
 from qidf_ctl.install.journal import Journal
+from qidf_ctl.install.limits import query_warnings
 from qidf_ctl.install.notice import pending_notice
 from qidf_ctl.install.operation import Session, remove_stale_scratch, run_steps, session
 from qidf_ctl.install.record import installed_record, read_meta, without_record
@@ -232,6 +233,7 @@ def apply(
             return _finish(result, sess, started)
         meta = read_meta(cluster, state.index)
         if changes:
+            result.warnings += query_warnings(state, cluster.engine)
             progress("validating the similarity on a scratch index")
             validate_on_scratch_index(cluster, similarity, scratch_name(sess.run_id),
                                       {"qidf_lease": target.key})

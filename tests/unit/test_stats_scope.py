@@ -278,3 +278,21 @@ def test_reopen_is_one_settings_call_with_reopen_true():
     assert fake.similarity()["type"] == "scripted" and fake.status == "open"
     install.revert(cluster, "code", strategy="reopen")
     assert fake.similarity() == {"type": "BM25", "k1": "1.1"}
+
+
+# --- queries that will not score with q-log ----------------------------------------------------
+
+
+def test_a_percolator_field_and_elasticsearch_combined_fields_are_warned_about():
+    fake = FakeEngine(mapping={"properties": {"body": {"type": "text"},
+                                              "query": {"type": "percolator"}}})
+    result = install.apply(fake_cluster(fake), "code", QlogParams(0.3))
+    assert [w for w in result.warnings if "percolator field query" in w
+            and "default similarity" in w]
+    assert not [w for w in result.warnings if "combined_fields" in w]
+    again = install.apply(fake_cluster(fake), "code", QlogParams(0.3))
+    assert not again.changed and again.warnings == []  # said when the similarity changes
+    es = FakeEngine()
+    result = install.apply(fake_cluster(es, "8.19.21", "elasticsearch"), "code",
+                           QlogParams(0.3))
+    assert [w for w in result.warnings if "combined_fields" in w and "cross_fields" in w]
