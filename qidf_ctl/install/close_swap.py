@@ -58,15 +58,23 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
         index_ops.open_index(cluster, index, wait)
         timer.stop()
 
-    def record() -> None:
-        progress("recording what was installed")
-        ensure_meta(cluster, index, journal.new_meta)
-
+    record = record_step(cluster, journal, index, progress)
     stats = pipeline.steps(cluster, journal, index, progress)
     if same_settings(journal.old, journal.new):
-        return [*stats, ("recorded", record, True)]
+        return [*stats, record]
     # The index is closed from "closed" to "opened": no journal write in between, to keep
     # the outage short (recovery decides from what it observes, not from the step). The
     # default search pipeline is a dynamic setting: it changes on the open index.
     return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
-            *stats, ("recorded", record, True)]
+            *stats, record]
+
+
+def record_step(cluster: Cluster, journal: Journal, index: str, progress: Progress) -> Step:
+    """The last step of the close and reopen strategies: ``_meta.qidf`` once the settings it
+    describes are in place."""
+
+    def record() -> None:
+        progress("recording what was installed")
+        ensure_meta(cluster, index, journal.new_meta)
+
+    return ("recorded", record, True)

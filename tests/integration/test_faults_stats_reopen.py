@@ -151,13 +151,13 @@ def _check(cluster: Cluster, before: Any, old: dict, new: dict, operation: str,
 
 # --- --strategy reopen on Elasticsearch -----------------------------------------------------
 
-REOPEN_POINTS = ["leased", "scratch", "journaled", "reopened", "reopened.logged", "recorded",
-                 "recorded.logged"]
+REOPEN_POINTS = ["leased", "scratch", "journaled", "reopened", "searchable",
+                 "searchable.logged", "recorded", "recorded.logged"]
 assert set(reopen_swap.STEPS) <= set(REOPEN_POINTS)
 REOPEN_SIGNALS = [(op, p, "SIGKILL") for op in ("apply", "revert") for p in REOPEN_POINTS
                   if op == "apply" or p != "scratch"] + \
                  [(op, p, "SIGTERM") for op in ("apply", "revert") for p in ("reopened",
-                                                                            "recorded")]
+                                                                            "searchable")]
 
 
 @pytest.mark.parametrize(("operation", "point", "sig"), REOPEN_SIGNALS)
@@ -196,7 +196,7 @@ def test_reopen_sigkill_at_a_random_time(es_node, es_index, operation, i):
 
 @pytest.mark.parametrize(("operation", "point"), [(op, p) for op in ("apply", "revert")
                                                   for p in ("journaled", "reopened",
-                                                            "recorded")])
+                                                            "searchable", "recorded")])
 def test_reopen_node_killed_and_restarted_at_step(es_node, es_index, operation, point):
     cfg, url = es_node
     cluster = _connect(url)
