@@ -75,9 +75,8 @@ def _new_similarity(cluster, name, operation, strategy, shown) -> dict:
 
 # The statistics part (apply --stats index on a 3-shard index, and its revert): stopped
 # around the default search pipeline's step and inside the similarity steps before it.
-STATS_CASES = [
+STATS_CASES = [  # about 16 s each; the rest of the points: test_faults_stats_reopen.py
     ("apply", "close", "pipelined", "SIGKILL"),
-    ("apply", "clone", "swapped.logged", "SIGKILL"),
     ("revert", "close", "pipelined", "SIGTERM"),
     ("revert", "clone", "pipelined.logged", "SIGKILL"),
 ]
