@@ -257,6 +257,16 @@ def kept_corpora(saved: Path, rerun: set[str]) -> list[dict[str, Any]]:
     return kept
 
 
+def merged(kept: list[dict[str, Any]], measured: list[dict[str, Any]],
+           saved: Path) -> list[dict[str, Any]]:
+    """Every corpus once, in the order the earlier results listed them (new ones last)."""
+    order = [c["language"] for c in json.loads(saved.read_text()).get("corpora", [])] \
+        if saved.is_file() else []
+    both = kept + measured
+    return sorted(both, key=lambda c: order.index(c["language"]) if c["language"] in order
+                  else len(order) + both.index(c))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=os.environ.get("QIDF_URL", "http://127.0.0.1:9247"))
@@ -289,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
               "load_before": load_before, "load_after": os.getloadavg()[0],
               "minutes": (time.monotonic() - started) / 60,
               "latency_queries": LATENCY_QUERIES, "latency_rounds": LATENCY_ROUNDS,
-              "corpora": kept_corpora(saved, {c["language"] for c in corpora}) + corpora}
+              "corpora": merged(kept_corpora(saved, {c["language"] for c in corpora}),
+                                corpora, saved)}
     result["findings"] = findings(result)
     OUT.mkdir(parents=True, exist_ok=True)
     saved.write_text(json.dumps(result, indent=1) + "\n")

@@ -50,6 +50,7 @@ def test_the_curve_is_the_benchmarks():
     for n, value in shard_cost.QLOG_DFS.items():
         assert round(got[(n, "dfs_query_then_fetch")]["predicted"], 4) == value
     assert round(got[(1, "query_then_fetch")]["bm25"], 4) == shard_cost.BM25_ONE_SHARD
+    assert got[(1, "query_then_fetch")]["predicted_q"] == shard_cost.Q
 
 
 def test_lost_share_interpolates_between_measured_shard_counts():
