@@ -122,7 +122,11 @@ def write_readme(result: dict[str, Any]) -> None:
         "queries per corpus; the standard analyzer; documents routed to shards by `_id` "
         "(the default). The predicted q is the default predictor's at the time of the run: "
         + ", ".join(sorted({c["prediction"]["predictor"] for c in result["corpora"]}))
-        + " (the predictor each corpus line records in results.json).",
+        + " (the predictor each corpus line records in results.json)."
+        + "".join(f" {c['language']} comes from an earlier run ({c['run']['date']}, load "
+                  f"{c['run']['load_before']:.1f}), without the pipeline column."
+                  for c in result["corpora"]
+                  if c.get("run", {}).get("date") not in (None, result["date"])),
         "",
         "## NDCG@10",
         "",
