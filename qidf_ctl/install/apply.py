@@ -158,13 +158,14 @@ def _note_stats(result: ChangeResult, plan: StatsPlan | None) -> None:
         result.warnings.append(plan.warning)
 
 
-def _with_stats(meta: dict[str, Any] | None, record: dict[str, Any],
-                plan: StatsPlan | None) -> dict[str, Any]:
-    """The ``_meta`` to write: ``record`` as ``_meta.qidf`` with the statistics part set."""
-    if plan is not None:
-        record = {k: v for k, v in record.items() if k != scope.RECORD_KEY}
-        if plan.record is not None:
-            record[scope.RECORD_KEY] = plan.record
+def _with_stats(meta: dict[str, Any] | None, record: dict[str, Any], plan: StatsPlan | None,
+                earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``_meta`` to write: ``record`` as ``_meta.qidf`` with the statistics part set (as
+    ``plan`` says, or as the ``earlier`` record had it when the statistics do not change)."""
+    record = {k: v for k, v in record.items() if k != scope.RECORD_KEY}
+    stats = plan.record if plan is not None else (earlier or {}).get(scope.RECORD_KEY)
+    if stats is not None:
+        record[scope.RECORD_KEY] = stats
     return {**(meta or {}), "qidf": record} if record else without_record(meta or {})
 
 
@@ -241,7 +242,7 @@ def apply(
         else:
             record = dict(state.record or {})
         journal = _journal(sess, target, state, "apply", strategy, new,
-                           _with_stats(meta, record, plan), meta, plan)
+                           _with_stats(meta, record, plan, state.record), meta, plan)
         _execute(sess, journal, result)
         result.changed = True
         where = f" (now served by {result.new_index})" if result.new_index else ""

@@ -199,6 +199,10 @@ def inspect(cluster: Cluster, state: SimilarityState, key: str) -> dict[str, Any
                              "qidf_pipeline": pid if setting == pid else None,
                              "composes": recorded.get("composes") if setting == pid else None,
                              "problem": None}
+    if recorded and setting != pid:
+        found["problem"] = (f"_meta.qidf.stats says {pid} is the default search pipeline, but "
+                            f"the index has {setting or 'none'}: `qidf recover {key}` rewrites "
+                            "the record")
     if not pipeline.names_pipeline(setting):
         return found
     assert setting is not None
@@ -206,7 +210,9 @@ def inspect(cluster: Cluster, state: SimilarityState, key: str) -> dict[str, Any
         body = pipeline.get_pipeline(cluster, setting)
         if body is None:
             found["problem"] = (f"every search of {key} that names no pipeline fails: its "
-                                f"default search pipeline {setting!r} does not exist")
+                                f"default search pipeline {setting!r} does not exist"
+                                + (f" (`qidf recover {key}` writes it again)" if setting == pid
+                                   else ""))
         elif setting == pid and found["composes"]:
             user = pipeline.get_pipeline(cluster, found["composes"])
             if user is None:

@@ -4,8 +4,8 @@ client change that avoids it where qidf cannot (Elasticsearch, clusters without 
 With the default ``query_then_fetch`` each shard scores with its own df and N, and q-log
 amplifies exactly the differences in rare-term df. The numbers are those of
 ``benchmarks/sharding/`` (go-large, q-log at the q the default predictor gave it); a unit test
-keeps them equal to its ``results.json``. Between measured shard counts the share lost is interpolated on
-log(shards); beyond the largest it is at least the largest one measured.
+keeps them equal to its ``results.json``. Between measured shard counts the share lost is
+interpolated on log(shards); beyond the largest it is at least the largest one measured.
 """
 
 from __future__ import annotations

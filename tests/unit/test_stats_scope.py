@@ -203,6 +203,25 @@ def test_no_stats_argument_leaves_the_pipeline_as_it_is():
     install.apply(cluster, "code", QlogParams(0.3), stats="index")
     install.apply(cluster, "code", QlogParams(0.5))
     assert fake.settings[SETTING] == PID and PID in fake.pipelines
+    assert fake.mapping["_meta"]["qidf"]["stats"]["pipeline"] == PID  # the record keeps it
+    assert install.show(cluster, "code")["search_statistics"]["problem"] is None
+
+
+def test_recover_repairs_what_a_hand_broke():
+    fake = sharded()
+    cluster = fake_cluster(fake)
+    install.apply(cluster, "code", QlogParams(0.3), stats="index")
+    del fake.pipelines[PID]  # every search of the index fails now
+    assert "recover" in install.show(cluster, "code")["search_statistics"]["problem"]
+    result = install.recover(cluster, "code")
+    assert result.changed and "written again" in result.message
+    assert fake.pipelines[PID]["request_processors"][-1] == {PROCESSOR: {"tag": "qidf"}}
+    fake.settings.pop(SETTING)  # someone points the index away from qidf's pipeline
+    assert "_meta.qidf.stats" in install.show(cluster, "code")["search_statistics"]["problem"]
+    result = install.recover(cluster, "code")
+    assert result.changed and "record was removed" in result.message
+    assert "stats" not in fake.mapping["_meta"]["qidf"]
+    assert install.show(cluster, "code")["search_statistics"]["problem"] is None
 
 
 def test_a_missing_user_pipeline_is_refused_before_anything_changes():
