@@ -58,6 +58,8 @@ def _load_table(results: dict[str, Any]) -> list[str]:
     row("writes attempted", lambda r: f"{r['load']['writes']:,}")
     row("writes rejected", lambda r: f"{r['load']['rejected_writes']:,}")
     row("acknowledged writes lost", lambda r: r["lost_writes"])
+    if any("write_max_ms" in r["load"] for r in load.values()):
+        row("longest wait of a write for its answer", _longest_write)
     row("closed / write-blocked window, median (qidf)", lambda r: f"{r['window_s']['median']} s")
     row("closed / write-blocked window, max (qidf)", lambda r: f"{r['window_s']['max']} s")
     if "reopen" in names:
@@ -67,6 +69,11 @@ def _load_table(results: dict[str, Any]) -> list[str]:
     row("window seen by the writers, max",
         lambda r: f"{r['client_rejection_window_s']['max']} s")
     return lines
+
+
+def _longest_write(run: dict[str, Any]) -> str:
+    ms = run["load"].get("write_max_ms")
+    return "-" if ms is None else f"{ms / 1000:.2f} s"
 
 
 def _recovery(run: dict[str, Any]) -> str:
