@@ -182,7 +182,11 @@ def render_readme(results: dict[str, Any], es: dict[str, Any] | None = None) -> 
         out += ["", *_swaps(es, f"## {es['engine']}: close, clone and reopen"),
                 "`reopen`'s window is the one `PUT _settings?reopen=true` call plus the wait "
                 "for the primaries it leaves initialising (the recovery row); qidf makes no "
-                "call while the index is closed. First clone swap of a concrete index here: "
+                "call while the index is closed. Searches fail during it as with close (a "
+                "red index answers a search at once, so the failed-search count grows with "
+                "how fast clients retry: compare the windows); writes are not refused but "
+                "held by the engine until the primary is active (the longest-wait row). "
+                "First clone swap of a concrete index here: "
                 f"{es['conversions']['failed_searches']} failed searches.", "",
                 *_size_table(es["sizes"])]
     out += ["", "## Fault matrix (scripts/test_faults.sh)", "", *_faults(), *_faults_26()]
