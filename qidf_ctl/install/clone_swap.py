@@ -165,7 +165,8 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
     # Writes are refused from "blocked" to "swapped": no journal write in between (recovery
     # decides from what it observes, the journal only gives it the values), and the record
     # is written after the swap, as the close strategy writes it after the open.
-    return [("blocked", block, False), ("cloned", clone, False),
+    return [*pipeline.stage_steps(cluster, journal, progress),
+            ("blocked", block, False), ("cloned", clone, False),
             ("configured", configure, False), ("searchable", check, False),
             ("swapped", swap, True), *pipeline.steps(cluster, journal, target, progress),
             ("recorded", record, True), ("retired", retire_source, True)]

@@ -65,8 +65,8 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
     # The index is closed from "closed" to "opened": no journal write in between, to keep
     # the outage short (recovery decides from what it observes, not from the step). The
     # default search pipeline is a dynamic setting: it changes on the open index.
-    return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
-            *stats, record]
+    return [*pipeline.stage_steps(cluster, journal, progress), ("closed", close, False),
+            ("updated", update, False), ("opened", reopen, True), *stats, record]
 
 
 def record_step(cluster: Cluster, journal: Journal, index: str, progress: Progress) -> Step:

@@ -13,7 +13,9 @@ A default pipeline that does not exist makes every search of the index fail ("Pi
 not defined"), and the engine lets both happen (it checks neither the setting nor a delete of
 a pipeline in use). So ``converge`` always writes the pipeline before the setting names it,
 and deletes it only after the setting names something else: whichever step a run is stopped
-at, searches keep working, and running it again finishes the change.
+at, searches keep working, and running it again finishes the change. When the similarity
+changes too, the pipeline is written first (``stage_steps``, before the close or the clone),
+so that a refusal of it stops the change before anything else has happened.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ def read_side(cluster: Cluster, flat_settings: dict[str, Any], pipeline: str) ->
 # --- the step of a journaled change ---------------------------------------------------------
 
 STEP = "pipelined"  # journaled right after it; a fault point (``faults``)
+STAGE = "staged"  # qidf's pipeline written before the similarity steps; not journaled
 
 
 def steps(cluster: Cluster, journal: Journal, index: str,
@@ -153,6 +156,24 @@ def steps(cluster: Cluster, journal: Journal, index: str,
         converge(cluster, index, pid, new, progress)
 
     return [(STEP, run, True)]
+
+
+def stage_steps(cluster: Cluster, journal: Journal,
+                progress: Progress) -> list[tuple[str, Callable[[], None], bool]]:
+    """qidf's pipeline written before the index is closed or cloned: nothing names it yet,
+    so it changes no search, and a refusal (a privilege, a node without the processor)
+    stops the change before anything else has."""
+    new = StatsSide.from_dict(journal.stats_new)
+    pid = journal.pipeline
+    if new is None or pid is None or new.setting != pid:
+        return []
+
+    def run() -> None:
+        if not same_body(get_pipeline(cluster, pid), new.body):
+            progress(f"writing the search pipeline {pid}")
+            put_pipeline(cluster, pid, new.body or {})
+
+    return [(STAGE, run, False)]
 
 
 def settle(cluster: Cluster, journal: Journal, index: str, end: str,

@@ -62,4 +62,5 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
         return [*stats, record]
     # The engine answers once the index is reopened; its primaries are still starting then
     # ("searchable" measures that recovery apart, and is journaled once searches work).
-    return [("reopened", reopen, False), ("searchable", recovered, True), *stats, record]
+    return [*pipeline.stage_steps(cluster, journal, progress), ("reopened", reopen, False),
+            ("searchable", recovered, True), *stats, record]

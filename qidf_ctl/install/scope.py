@@ -46,6 +46,7 @@ class Support:
     reason: str
     engine_lacks: bool = False  # Elasticsearch, or an OpenSearch without search pipelines
     known: bool = True
+    forbidden: bool = False  # the user may not manage search pipelines
 
 
 def support(cluster: Cluster) -> Support:
@@ -72,6 +73,14 @@ def support(cluster: Cluster) -> Support:
         return Support(False, f"the search processor {PROCESSOR} is missing on "
                        f"{', '.join(missing)}: install the qidf plugin on every node (qidf "
                        "plugin install, or the zip of `qidf plugin build`)")
+    try:  # may this user manage search pipelines? (asked before anything changes)
+        pipeline.get_pipeline(cluster, f"{STATS_PIPELINE_PREFIX}*")
+    except ClusterError as exc:
+        if exc.status in (401, 403):
+            return Support(False, "this user may not manage search pipelines (the qidf_stats "
+                           "role in docs/privileges.md: cluster:admin/search/pipeline/*)",
+                           forbidden=True)
+        raise
     where = "the one node" if len(nodes) == 1 else f"all {len(nodes)} nodes"
     return Support(True, f"{PROCESSOR} is on {where}")
 
@@ -91,6 +100,9 @@ def resolve(cluster: Cluster, requested: str, shards: int) -> tuple[str, str]:
     if found.engine_lacks:
         raise UsageError(f"--stats index needs a search pipeline, and {found.reason}: send "
                          f"{CLIENT_CHANGE} from the client instead, or keep one shard")
+    if found.forbidden:
+        raise ClusterError(f"--stats index: {found.reason}; or use --stats shard",
+                           status=403, error_type="security_exception")
     if not found.known:
         return INDEX, "index-wide statistics (the nodes' processors could not be listed)"
     raise QidfError(f"--stats index: {found.reason}; or use --stats shard")

@@ -253,9 +253,9 @@ def test_reopen_node_killed_while_the_call_may_run(es_node, es_index, i):
 
 # --- the default search pipeline's step (--stats index) on OpenSearch ------------------------
 
-STATS_POINTS = {"close": ["updated", "opened.logged", pipeline.STEP,
+STATS_POINTS = {"close": [pipeline.STAGE, "updated", "opened.logged", pipeline.STEP,
                           f"{pipeline.STEP}.logged", "recorded"],
-                "clone": ["cloned", "swapped.logged", pipeline.STEP,
+                "clone": [pipeline.STAGE, "cloned", "swapped.logged", pipeline.STEP,
                           f"{pipeline.STEP}.logged", "recorded"]}
 STATS_SIGNALS = [("apply", st, p) for st in ("close", "clone") for p in STATS_POINTS[st]] + \
     [("revert", st, p) for st in ("close", "clone") for p in (pipeline.STEP,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from qidf_ctl import install
-from qidf_ctl.errors import ConflictError, QidfError, UsageError
+from qidf_ctl.errors import ClusterError, ConflictError, QidfError, UsageError
 from qidf_ctl.install import pipeline, scope, shard_cost
 from qidf_ctl.install.pipeline import PROCESSOR, SETTING
 from qidf_ctl.similarity import QlogParams
@@ -124,10 +124,12 @@ def test_stats_index_writes_the_pipeline_before_the_setting_and_revert_undoes_it
     before = copy.deepcopy(fake.settings)
     result = install.apply(cluster, "code", QlogParams(0.3), stats="index")
     assert result.changed and result.stats == "index" and result.search_pipeline == PID
-    # the similarity (on the closed index), then the pipeline, then the setting that names it
-    assert pipeline_writes(fake) == [("PUT", "/code/_settings"),
-                                       ("PUT", f"/_search/pipeline/{PID}"),
-                                       ("PUT", "/code/_settings")]
+    # the pipeline (before the index closes: nothing names it yet), the similarity (on the
+    # closed index), then the setting that names the pipeline
+    assert pipeline_writes(fake) == [("PUT", f"/_search/pipeline/{PID}"),
+                                     ("PUT", "/code/_settings"), ("PUT", "/code/_settings")]
+    assert [p for _, p in fake.writes()].index(f"/_search/pipeline/{PID}") < \
+        [p for _, p in fake.writes()].index("/code/_close")
     assert fake.settings[SETTING] == PID
     assert fake.pipelines[PID]["request_processors"] == [{PROCESSOR: {"tag": "qidf"}}]
     assert fake.mapping["_meta"]["qidf"]["stats"] == {
@@ -239,6 +241,40 @@ def test_stats_index_is_a_usage_error_where_the_engine_has_no_pipelines():
     assert info.value.exit_code == 2 and fake.writes() == []
     with pytest.raises(UsageError, match=r"2\.9"):
         install.apply(fake_cluster(sharded(), "2.7.0"), "code", QlogParams(0.3), stats="index")
+
+
+def test_a_refused_pipeline_stops_the_change_before_the_index_closes():
+    fake = sharded()
+    cluster = fake_cluster(fake)
+
+    def refuse(method, path, body):
+        if method == "PUT" and path.startswith("/_search/pipeline/"):
+            raise ClusterError("security_exception: no permissions for "
+                               "[cluster:admin/search/pipeline/put]", status=403,
+                               error_type="security_exception")
+
+    fake.before = refuse
+    with pytest.raises(ClusterError, match="pipeline/put"):
+        install.apply(cluster, "code", QlogParams(0.3), stats="index")
+    fake.before = None
+    assert fake.similarity() == {} and SETTING not in fake.settings
+    assert not [p for _, p in fake.writes() if p.endswith("_close")]
+    assert not any(k.startswith("journal:") for k in fake.state_docs())
+
+
+def test_a_user_who_may_not_read_pipelines_gets_per_shard_statistics_from_auto():
+    fake = sharded()
+
+    def forbid(method, path, body):
+        if path.startswith("/_search/pipeline/"):
+            raise ClusterError("security_exception", status=403, error_type="security_exception")
+
+    fake.before = forbid
+    result = install.apply(fake_cluster(fake), "code", QlogParams(0.3), stats="auto")
+    assert result.changed and result.stats == "shard" and "qidf_stats" in result.stats_reason
+    with pytest.raises(ClusterError, match="qidf_stats") as info:
+        install.apply(fake_cluster(fake), "code", QlogParams(0.5), stats="index")
+    assert info.value.exit_code == 4
 
 
 def test_stats_index_without_the_processor_names_the_nodes():
