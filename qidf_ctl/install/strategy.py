@@ -61,3 +61,17 @@ def check_supported(engine: Any, strategy: Strategy) -> None:
         raise UsageError(f"--strategy reopen needs Elasticsearch 8.12+ (PUT <index>/_settings"
                          f"?reopen=true); {engine} has no such call: use --strategy close "
                          "or clone")
+
+
+def available(engine: Any) -> list[Strategy]:
+    """The strategies ``engine`` can run, in the order of the enum."""
+    from qidf_ctl.errors import UsageError
+
+    found = []
+    for strategy in Strategy:
+        try:
+            check_supported(engine, strategy)
+        except UsageError:
+            continue
+        found.append(strategy)
+    return found
