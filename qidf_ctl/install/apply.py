@@ -26,7 +26,6 @@ from qidf_ctl.install.notice import pending_notice
 from qidf_ctl.install.operation import Session, remove_stale_scratch, run_steps, session
 from qidf_ctl.install.record import installed_record, read_meta, without_record
 from qidf_ctl.install.result import ChangeResult, WindowTimer
-from qidf_ctl.install.scope import StatsPlan
 from qidf_ctl.install.state import SimilarityState, read_state
 from qidf_ctl.install.strategy import Strategy, check_supported, parse_strategy
 from qidf_ctl.install.target import (
@@ -87,7 +86,7 @@ def _preflight(cluster: Cluster, target: Target, state: SimilarityState, doing: 
 
 def _journal(sess: Session, target: Target, state: SimilarityState, operation: str,
              strategy: Strategy, new: dict[str, Any], new_meta: dict[str, Any],
-             meta: dict[str, Any] | None, stats: StatsPlan | None) -> Journal:
+             meta: dict[str, Any] | None, stats: scope.StatsPlan | None) -> Journal:
     settings = state.description.settings
     journal = Journal(
         key=target.key, run_id=sess.run_id, operation=operation, strategy=strategy.value,
@@ -139,43 +138,6 @@ def _dry_run_note(cluster: Cluster, name: str, result: ChangeResult) -> ChangeRe
     return result
 
 
-def _stats_plan(cluster: Cluster, state: SimilarityState, key: str,
-                stats: str | None) -> StatsPlan | None:
-    """The statistics part of an apply (None: ``stats`` None, left as it is)."""
-    if stats is None:
-        return None
-    chosen, reason = scope.resolve(cluster, stats, state.description.shards)
-    return scope.plan(cluster, state, key, chosen, reason)
-
-
-def _note_stats(result: ChangeResult, plan: StatsPlan | None) -> None:
-    if plan is None:
-        return
-    result.stats = plan.scope
-    result.stats_reason = plan.reason
-    result.search_pipeline = (plan.new or plan.old).setting or ""
-    if plan.warning:
-        result.warnings.append(plan.warning)
-
-
-def _with_stats(meta: dict[str, Any] | None, record: dict[str, Any], plan: StatsPlan | None,
-                earlier: dict[str, Any] | None) -> dict[str, Any]:
-    """The ``_meta`` to write: ``record`` as ``_meta.qidf`` with the statistics part set (as
-    ``plan`` says, or as the ``earlier`` record had it when the statistics do not change)."""
-    record = {k: v for k, v in record.items() if k != scope.RECORD_KEY}
-    stats = plan.record if plan is not None else (earlier or {}).get(scope.RECORD_KEY)
-    if stats is not None:
-        record[scope.RECORD_KEY] = stats
-    return {**(meta or {}), "qidf": record} if record else without_record(meta or {})
-
-
-def _stats_message(plan: StatsPlan | None) -> str:
-    if plan is None or plan.new is None:
-        return ""
-    return f"; searches: {plan.describe()}" + (
-        f" (default search pipeline {plan.pipeline})" if plan.scope == scope.INDEX else "")
-
-
 def apply(
     cluster: Cluster,
     name: str,
@@ -204,16 +166,16 @@ def apply(
     after = Installed("qlog", mode, params, legacy).describe()
     if dry_run:
         state = read_state(cluster, target.index)
-        plan = _stats_plan(cluster, state, target.key, stats)
+        plan = scope.plan_apply(cluster, state, target.key, stats)
         result = ChangeResult(state.index, "apply", False, "", state.installed.describe(),
                               after, settings_body=update_body(state.similarity_flat, new),
                               dry_run=True, strategy=strategy.value)
-        _note_stats(result, plan)
+        scope.note(result, plan)
         same = same_settings(state.similarity_flat, new)
         result.message = (f"{state.index}: already {after}; nothing changed"
                           if same and (plan is None or not plan.changes) else
                           f"{state.index}: would install {after} with --strategy "
-                          f"{strategy.value}{_stats_message(plan)} (dry run: nothing changed)")
+                          f"{strategy.value}{scope.message(plan)} (dry run: nothing changed)")
         return _dry_run_note(cluster, name, result)
     started = time.monotonic()
     with session(cluster, target.key, progress=progress) as sess:
@@ -221,13 +183,13 @@ def apply(
         state = read_state(cluster, target.index)
         _preflight(cluster, target, state, "change its similarity", strategy)
         _check_field(state, field_name)
-        plan = _stats_plan(cluster, state, target.key, stats)
+        plan = scope.plan_apply(cluster, state, target.key, stats)
         result = ChangeResult(
             state.index, "apply", False, "", state.installed.describe(), after,
             [f"field {f!r} names its own similarity {s!r} and keeps it (mappings cannot "
              "change it)" for f, s in sorted(state.own_similarity_fields.items())],
             update_body(state.similarity_flat, new), strategy=strategy.value)
-        _note_stats(result, plan)
+        scope.note(result, plan)
         changes = not same_settings(state.similarity_flat, new)
         if not changes and (plan is None or not plan.changes):
             result.message = f"{state.index}: already {after}; nothing changed"
@@ -242,13 +204,13 @@ def apply(
         else:
             record = dict(state.record or {})
         journal = _journal(sess, target, state, "apply", strategy, new,
-                           _with_stats(meta, record, plan, state.record), meta, plan)
+                           scope.meta_with(meta, record, plan, state.record), meta, plan)
         _execute(sess, journal, result)
         result.changed = True
         where = f" (now served by {result.new_index})" if result.new_index else ""
         what = (f"installed {after} (was: {result.before})" if changes else
                 f"kept {after}")
-        result.message = f"{target.key}: {what}{where}{_stats_message(plan)}"
+        result.message = f"{target.key}: {what}{where}{scope.message(plan)}"
         return _finish(result, sess, started)
 
 
@@ -280,7 +242,7 @@ def revert(
         after = parse(unflatten(previous) or None).describe()
         result = ChangeResult(state.index, "revert", False,
                               f"{state.index}: would restore {after} with --strategy "
-                              f"{strategy.value}{_stats_message(plan)} (dry run: nothing "
+                              f"{strategy.value}{scope.message(plan)} (dry run: nothing "
                               "changed)", state.installed.describe(), after,
                               settings_body=update_body(state.similarity_flat, previous),
                               dry_run=True, strategy=strategy.value)
@@ -304,7 +266,7 @@ def revert(
         result = ChangeResult(state.index, "revert", False, "", current.describe(), after,
                               settings_body=update_body(state.similarity_flat, previous),
                               strategy=strategy.value)
-        _note_stats(result, plan)
+        scope.note(result, plan)
         result.warnings = [w for w in result.warnings if w != plan.warning]
         meta = read_meta(cluster, state.index)
         journal = _journal(sess, target, state, "revert", strategy, previous,
@@ -312,5 +274,5 @@ def revert(
         _execute(sess, journal, result)
         result.changed = True
         where = f" (now served by {result.new_index})" if result.new_index else ""
-        result.message = f"{target.key}: restored {after}{where}{_stats_message(plan)}"
+        result.message = f"{target.key}: restored {after}{where}{scope.message(plan)}"
         return _finish(result, sess, started)

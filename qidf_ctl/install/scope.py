@@ -21,8 +21,9 @@ from qidf_ctl.cluster.names import STATS_PIPELINE_PREFIX, stats_pipeline_id
 from qidf_ctl.errors import ClusterError, ConflictError, QidfError, UsageError
 from qidf_ctl.install import pipeline
 from qidf_ctl.install.pipeline import PROCESSOR, StatsSide
+from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.shard_cost import CLIENT_CHANGE, client_change, cost_line
-from qidf_ctl.install.state import SimilarityState
+from qidf_ctl.install.state import META_KEY, SimilarityState
 from qidf_ctl.querytime.statistics import INDEX, SHARD
 
 AUTO = "auto"
@@ -126,6 +127,48 @@ class StatsPlan:
 
     def describe(self) -> str:
         return describe_scope(self.scope, (self.record or {}).get("composes"))
+
+
+def plan_apply(cluster: Cluster, state: SimilarityState, key: str,
+                stats: str | None) -> StatsPlan | None:
+    """The statistics part of an apply: ``stats`` resolved and planned (None: ``stats`` None,
+    left as it is)."""
+    if stats is None:
+        return None
+    chosen, reason = resolve(cluster, stats, state.description.shards)
+    return plan(cluster, state, key, chosen, reason)
+
+
+def note(result: ChangeResult, plan: StatsPlan | None) -> None:
+    """What the statistics part says in apply's and revert's result."""
+    if plan is None:
+        return
+    result.stats = plan.scope
+    result.stats_reason = plan.reason
+    result.search_pipeline = (plan.new or plan.old).setting or ""
+    if plan.warning:
+        result.warnings.append(plan.warning)
+
+
+def meta_with(meta: dict[str, Any] | None, record: dict[str, Any], plan: StatsPlan | None,
+                earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``_meta`` to write: ``record`` as ``_meta.qidf`` with the statistics part set (as
+    ``plan`` says, or as the ``earlier`` record had it when the statistics do not change)."""
+    record = {k: v for k, v in record.items() if k != RECORD_KEY}
+    stats = plan.record if plan is not None else (earlier or {}).get(RECORD_KEY)
+    if stats is not None:
+        record[RECORD_KEY] = stats
+    if record:
+        return {**(meta or {}), META_KEY: record}
+    return {k: v for k, v in (meta or {}).items() if k != META_KEY}
+
+
+def message(plan: StatsPlan | None) -> str:
+    """The end of apply's and revert's one-line message, when the statistics change."""
+    if plan is None or plan.new is None:
+        return ""
+    return f"; searches: {plan.describe()}" + (
+        f" (default search pipeline {plan.pipeline})" if plan.scope == INDEX else "")
 
 
 def describe_scope(scope: str, composes: str | None = None) -> str:
