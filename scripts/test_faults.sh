@@ -6,8 +6,8 @@
 # --stats pipeline step on an OpenSearch node with the plugin (+3). Too slow
 # for scripts/test.sh (which runs a representative subset: tests/integration/test_faults.py);
 # CI runs both, this one with QIDF_FAULT_RANDOM=5 QIDF_FAULT_RACES=6 (137 cases, about 8 min
-# quiet; test_faults_stats_reopen.py adds 50, about 15-25 min on a loaded 2-core runner, most
-# of it node restarts). Writes the counts to benchmarks/apply/faults.json (QIDF_FAULT_REPORT)
+# quiet; test_faults_stats_reopen.py adds 52 cases, 8 min here, up to 25 on a loaded 2-core
+# runner, most of it node restarts). Writes the counts to benchmarks/apply/faults.json (QIDF_FAULT_REPORT)
 # and faults-stats-reopen.json beside it.
 #   QIDF_TEST_PORT=9250 ./scripts/test_faults.sh       (extra arguments go to pytest)
 set -euo pipefail
