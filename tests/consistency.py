@@ -1,7 +1,9 @@
 """What "open and consistent" means, checked on a real engine: the name serves exactly one open
 index whose primaries are active, no write block left, the similarity settings exactly the old
-or exactly the new ones, ``_meta.qidf`` agreeing with them, the same documents (count and a
-checksum of every id and source), and no journal, scratch index or stray clone left."""
+or exactly the new ones, ``_meta.qidf`` agreeing with them, the default search pipeline at the
+same end (and existing whenever the index names one), the same documents (count and a
+checksum of every id and source), and no journal, scratch index, stray clone or unused qidf
+pipeline left."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path
+from qidf_ctl.cluster.names import stats_pipeline_id
 from qidf_ctl.install.index_ops import resolves_to, searchable
+from qidf_ctl.install.pipeline import SETTING, get_pipeline, names_pipeline
 from qidf_ctl.install.state import similarity_of
 from qidf_ctl.similarity import parse, unflatten
 
@@ -25,6 +29,10 @@ class Snapshot:
     count: int
     checksum: str
     write_block: bool
+    pipeline: str | None = None  # index.search.default_pipeline
+
+
+KEEP = "(unchanged)"  # assert_consistent's ``new_pipeline`` when the command leaves it alone
 
 
 def checksum(cluster: Cluster, index: str) -> tuple[int, str]:
@@ -64,7 +72,8 @@ def snapshot(cluster: Cluster, name: str) -> Snapshot:
         meta = mapping.get("_meta")
         count, digest = checksum(cluster, index)
     return Snapshot(index, status, similarity_of(settings), meta, count, digest,
-                    str(settings.get("index.blocks.write", "false")) == "true")
+                    str(settings.get("index.blocks.write", "false")) == "true",
+                    settings.get(SETTING))
 
 
 def leftovers(cluster: Cluster, public: str) -> list[str]:
@@ -80,12 +89,27 @@ def leftovers(cluster: Cluster, public: str) -> list[str]:
         hits = cluster.request("POST", "/qidf-state/_search", {
             "query": {"term": {"kind": "journal"}}, "size": 100})["hits"]["hits"]
         found += [h["_id"] for h in hits if h["_source"].get("key") == public]
+    pid = stats_pipeline_id(public)
+    if cluster.engine.distribution == "opensearch":  # Elasticsearch has no search pipelines
+        named = {snapshot_setting(cluster, i) for i in serving}
+        if pid not in named and get_pipeline(cluster, pid) is not None:
+            found.append(f"search pipeline {pid}")
     return found
 
 
+def snapshot_setting(cluster: Cluster, index: str) -> str | None:
+    settings = cluster.request("GET", index_path(index, "_settings"),
+                               params={"flat_settings": "true"})[index]["settings"]
+    value = settings.get(SETTING)
+    return None if value is None else str(value)
+
+
 def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
-                      old: dict[str, Any], new: dict[str, Any]) -> str:
-    """Raise AssertionError unless ``name`` is open and consistent; 'old' or 'new'."""
+                      old: dict[str, Any], new: dict[str, Any],
+                      new_pipeline: str | None = KEEP) -> str:
+    """Raise AssertionError unless ``name`` is open and consistent; 'old' or 'new'.
+    ``new_pipeline``: the default search pipeline the command was setting (``KEEP``: it
+    leaves the setting as it was)."""
     now = snapshot(cluster, name)
     assert now.status == "open", f"{now.index} is {now.status}"
     assert searchable(cluster, now.index), f"{now.index} has inactive primaries"
@@ -97,6 +121,9 @@ def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
     got = {k: str(v) for k, v in now.similarity.items()}
     assert got in (str_old, str_new), f"similarity is neither old nor new: {got}"
     end = "new" if got == str_new else "old"
+    if str_old == str_new and new_pipeline != KEEP:  # a change of the pipeline alone
+        assert now.pipeline in (before.pipeline, new_pipeline), now.pipeline
+        end = "new" if now.pipeline == new_pipeline else "old"
     if end == "old":
         assert now.meta == before.meta, f"_meta changed from {before.meta} to {now.meta}"
     installed = parse(unflatten(now.similarity) or None)
@@ -106,6 +133,13 @@ def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
             f"_meta.qidf {record} disagrees with {installed.describe()}"
     else:
         assert not (record or {}).get("installed"), f"_meta.qidf {record} but built-in"
+    want = before.pipeline if end == "old" or new_pipeline == KEEP else new_pipeline
+    assert now.pipeline == want, f"{end} similarity, but default pipeline {now.pipeline}"
+    ours = now.pipeline == stats_pipeline_id(name)
+    assert bool((record or {}).get("stats")) == ours, f"_meta.qidf {record}, {now.pipeline}"
+    if names_pipeline(now.pipeline):
+        assert get_pipeline(cluster, str(now.pipeline)) is not None, \
+            f"the default search pipeline {now.pipeline} does not exist: searches fail"
     assert (now.count, now.checksum) == (before.count, before.checksum), \
         f"documents changed: {before.count} -> {now.count}"
     extra = leftovers(cluster, name)

@@ -43,10 +43,10 @@ def qidf_argv(url: str, *args: str) -> list[str]:
 
 
 def command(url: str, operation: str, index: str, strategy: str, q: float,
-            mode: str = "auto") -> list[str]:
+            mode: str = "auto", stats: str | None = None) -> list[str]:
     if operation == "apply":
         return qidf_argv(url, "apply", index, "--q", str(q), "--mode", mode,
-                         "--strategy", strategy)
+                         "--strategy", strategy, *(["--stats", stats] if stats else []))
     return qidf_argv(url, "revert", index, "--strategy", strategy)
 
 

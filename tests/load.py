@@ -6,7 +6,8 @@ A search fails when the engine answers anything but 200 with every shard success
 is rejected when it is not acknowledged (the close strategy: ``index_closed_exception``; the
 clone strategy: ``cluster_block_exception``, retryable); it is lost when it was acknowledged
 but the document is missing afterwards. Rejections are timestamped so that the window in
-which writes failed can be measured from the client's side too.
+which writes failed can be measured from the client's side too, and every write's wait is
+kept (a write the engine holds instead of rejecting shows there).
 """
 
 from __future__ import annotations
@@ -33,13 +34,25 @@ class LoadReport:
     rejected_at: list[float] = field(default_factory=list)  # time.monotonic() of rejections
     failures: list[str] = field(default_factory=list)  # the first failed searches, verbatim
     failed_at: list[float] = field(default_factory=list)
+    write_ms: list[float] = field(default_factory=list)  # each write's wait for its answer
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {"searches": self.searches, "failed_searches": self.failed_searches,
                 "writes": self.writes, "rejected_writes": self.rejected_writes,
                 "acknowledged_writes": len(self.acknowledged), "lost_writes": self.lost_writes,
-                "errors": dict(sorted(self.errors.items())), "seconds": round(self.seconds, 2)}
+                "errors": dict(sorted(self.errors.items())), "seconds": round(self.seconds, 2),
+                **_waits(self.write_ms)}
+
+
+def _waits(ms: list[float]) -> dict[str, float]:
+    """How long writes waited for their answer: a write the engine holds (a primary that is
+    starting) is not rejected but waits."""
+    if not ms:
+        return {}
+    ordered = sorted(ms)
+    return {"write_p50_ms": round(ordered[len(ordered) // 2], 1),
+            "write_max_ms": round(ordered[-1], 1)}
 
 
 class _Client:
@@ -131,6 +144,7 @@ class Load:
             doc_id = f"load-{self.seed}-{worker}-{done}"
             path = f"/{quote(self.name, safe='')}/_doc/{doc_id}"
             text = " ".join(rng.sample(self.words, min(8, len(self.words))))
+            started = time.monotonic()
             try:
                 status, body = client.request("PUT", path, {self.field: text})
                 ok = status in (200, 201)
@@ -138,6 +152,7 @@ class Load:
             except (OSError, http.client.HTTPException) as exc:
                 ok, kind = False, type(exc).__name__
             with self._lock:
+                self.report.write_ms.append((time.monotonic() - started) * 1000)
                 self.report.writes += 1
                 if ok:
                     self.report.acknowledged.append(doc_id)

@@ -24,8 +24,8 @@ from qidf_ctl.cli.options import (
     with_cluster,
 )
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
-from qidf_ctl.cli.sharding import sharding_warning
 from qidf_ctl.formula import IdfForm
+from qidf_ctl.install import scope
 from qidf_ctl.install.auto import BM25_STAYS
 from qidf_ctl.install.mode import check_mode
 from qidf_ctl.predictors import QueryKind
@@ -33,8 +33,19 @@ from qidf_ctl.similarity import Mode, QlogParams
 
 DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
 StrategyOpt = Annotated[install.Strategy, typer.Option(
-    "--strategy", help="close: " + install.COSTS[install.Strategy.CLOSE] + ". clone: "
-    + install.COSTS[install.Strategy.CLONE] + ".")]
+    "--strategy", help="close (the default): close, update, reopen; searches and writes fail "
+    "for the printed window, no extra disk. clone: searches keep working, writes are refused "
+    "(403, retryable) for the printed window, the index becomes an alias of a hard-linked "
+    "clone. reopen (Elasticsearch 8.12+): one settings call that closes, updates and reopens "
+    "the index. The costs of each, measured: the apply-safety page of the docs.")]
+StatsOpt = Annotated[str, typer.Option(
+    "--stats", help="Statistics the index's scoring searches use, for every client, with no "
+    "change to the application: index (a default search pipeline of qidf's runs them with "
+    "index-wide df, as dfs_query_then_fetch does; OpenSearch with the qidf plugin on every "
+    "node), shard (the engine's default: each shard its own df and N), or auto (index when the "
+    "index has several shards and every node has the processor). A default pipeline the "
+    "index already has keeps running, its processors first. See the shards page of the "
+    "docs.")]
 AllowHidden = Annotated[bool, typer.Option(
     "--allow-hidden", help="Allow a hidden or system index (dot names, index.hidden).")]
 
@@ -58,6 +69,7 @@ def apply_cmd(
         help="Text field that must be affected; refused if its mapping names its own "
         "similarity.")] = None,
     strategy: StrategyOpt = install.Strategy.CLOSE,
+    stats: StatsOpt = scope.AUTO,
     allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     queries: Annotated[str | None, typer.Option(
@@ -70,7 +82,8 @@ def apply_cmd(
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:
-    searches keep working).
+    searches keep working), and on an index of several shards have its scoring searches use
+    index-wide statistics (--stats).
 
     `--q auto` decides q from the index's own statistics (see `qidf predict`; with `--queries
     FILE`, from a query sample too; with `--queries-are code|text`, from what you state) and
@@ -80,7 +93,7 @@ def apply_cmd(
     revert` does. An interrupted earlier apply or revert on the index is finished or rolled
     back first.
 
-    Example: qidf apply code-search --q 0.3 --strategy clone
+    Example: qidf apply code-search --q 0.3 --strategy clone --stats index
     """
     from qidf_ctl.errors import UsageError
 
@@ -96,19 +109,23 @@ def apply_cmd(
             raise UsageError(f"{flag} is read only with --q auto: drop it or use --q auto")
     params = params_from_options("1" if auto else q, k1, b, form)
     check_mode(mode)
+    scope.check_choice(stats)
     if auto:
         return _apply_auto(conn, index, params, mode=mode, field=field, strategy=strategy,
-                           allow_hidden=allow_hidden, dry_run=dry_run, queries=queries,
-                           queries_are=queries_are, json_out=json_out)
+                           stats=stats, allow_hidden=allow_hidden, dry_run=dry_run,
+                           queries=queries, queries_are=queries_are, json_out=json_out)
     cluster = conn.connect()
+    install.check_supported(cluster.engine, strategy)
     chosen, reason = install.choose_mode(cluster, mode)
     with step_status(quiet=json_out) as progress:
         result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
                                field_name=field, dry_run=dry_run, progress=progress,
-                               allow_hidden=allow_hidden)
+                               allow_hidden=allow_hidden, stats=stats)
     result.mode_reason = reason
     if not json_out:
         err.print(f"mode: {reason}", markup=False)
+        if result.stats_reason:
+            err.print(f"stats: {result.stats_reason}", markup=False)
         if params.q == 1.0 and result.changed:
             err.print("note: --q 1 installs q-log at q = 1 (BM25's ranking through qidf's "
                       f"similarity); `qidf revert {index}` goes back to the built-in one",
@@ -117,7 +134,7 @@ def apply_cmd(
 
 
 def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: str,
-                field: str | None, strategy: install.Strategy, allow_hidden: bool,
+                field: str | None, strategy: install.Strategy, stats: str, allow_hidden: bool,
                 dry_run: bool, queries: str | None, queries_are: QueryKind | None,
                 json_out: bool) -> None:
     """`apply --q auto`: decide, then install (q < 1) or change nothing / revert (q = 1)."""
@@ -126,6 +143,7 @@ def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: s
 
     sampled = query_sample(queries) if queries else None
     cluster = conn.connect()
+    install.check_supported(cluster.engine, strategy)
     with step_status(quiet=json_out) as progress:
         prediction = predict_for_index(cluster, index, field, queries=sampled,
                                        query_kind=queries_are, progress=progress,
@@ -140,10 +158,12 @@ def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: s
         result = install.apply_auto(cluster, index, decided, decision=prediction.record(),
                                     mode=chosen, strategy=strategy, field_name=field,
                                     dry_run=dry_run, progress=progress,
-                                    allow_hidden=allow_hidden)
+                                    allow_hidden=allow_hidden, stats=stats)
     result.mode_reason = reason
     if reason and not json_out:
         err.print(f"mode: {reason}", markup=False)
+        if result.stats_reason:
+            err.print(f"stats: {result.stats_reason}", markup=False)
     report_change(result, json_out)
 
 
@@ -180,8 +200,9 @@ def report_change(result: install.ChangeResult, json_out: bool) -> None:
         err.print(f"warning: {warning}", markup=False)
     out.print(result.message, markup=False)
     if result.changed and result.closed_seconds:
-        out.print(f"index was closed for {result.closed_seconds:.2f}s (searches and writes "
-                  "failed meanwhile)", markup=False)
+        how = " (inside the one reopen=true call)" if result.strategy == "reopen" else ""
+        out.print(f"index was closed for {result.closed_seconds:.2f}s{how} (searches and "
+                  "writes failed meanwhile)", markup=False)
     if result.changed and result.write_blocked_seconds:
         out.print(f"writes were refused for {result.write_blocked_seconds:.2f}s (403 "
                   "cluster_block_exception: clients must retry them); searches kept working",
@@ -199,17 +220,24 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
     Example: qidf show code-search --json
     """
     info = install.show(conn.connect(), index)
-    info["sharding_warning"] = sharding_warning(info["shards"])
     if json_out:
         emit_json(info)
         return
+    statistics = info["search_statistics"]
     for key in ("interrupted", "in_progress", "disagreement"):
         if info.get(key):
             err.print(f"warning: {info[key]}", markup=False)
-    if info["sharding_warning"]:
-        err.print(f"warning: {info['sharding_warning']}", markup=False)
+    for line in (statistics["problem"], info["sharding_warning"]):
+        if line:
+            err.print(f"warning: {line}", markup=False)
     out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
               markup=False)
+    if statistics["qidf_pipeline"]:
+        out.print(f"searches: {scope.describe_scope(statistics['scope'], statistics['composes'])}"
+                  f" (default search pipeline {statistics['qidf_pipeline']})", markup=False)
+    elif statistics["default_pipeline"]:
+        out.print(f"default search pipeline: {statistics['default_pipeline']} (not qidf's)",
+                  markup=False)
     installed = (info.get("record") or {}).get("installed")
     if installed:
         out.print(f"installed {installed.get('at')} by {installed.get('by')}", markup=False)

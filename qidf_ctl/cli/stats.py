@@ -21,8 +21,7 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, QueriesAre, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
 from qidf_ctl.cli.recover import warn_if_interrupted
-from qidf_ctl.cli.sharding import sharding_warning
-from qidf_ctl.cluster import describe_index
+from qidf_ctl.install.scope import advice_for
 from qidf_ctl.stats import hapax_terms, text_shape
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
 
@@ -109,7 +108,7 @@ def predict_cmd(
     result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
                                        predictor=predictor, queries=sampled,
                                        query_kind=queries_are, bar=bars(json_out))
-    warning = sharding_warning(describe_index(cluster, result.index).shards)
+    warning = advice_for(cluster, index)
     if json_out:
         emit_json({**result.as_dict(), "sharding_warning": warning})
         return

@@ -22,6 +22,8 @@ _FORBIDDEN = set('\\/*?"<>|, #:')
 # Indices qidf owns: its lease and journal store, and the scratch indices of validation.
 STATE_INDEX = "qidf-state"
 SCRATCH_PREFIX = "qidf-validate-"
+# The default search pipeline of an index whose scoring searches use index-wide statistics.
+STATS_PIPELINE_PREFIX = "qidf-stats-"
 # A clone made by ``--strategy clone`` is ``<public name>-qidf-<8 hex>``.
 CLONE_MARK = "-qidf-"
 _CLONE_TOKEN = re.compile(r"-qidf-([0-9a-f]{8})$")
@@ -104,6 +106,12 @@ def scratch_name(run_id: str) -> str:
 
 def scratch_run_id(index: str) -> str | None:
     return index[len(SCRATCH_PREFIX):] if index.startswith(SCRATCH_PREFIX) else None
+
+
+def stats_pipeline_id(key: str) -> str:
+    """The search pipeline ``apply --stats index`` makes for the index clients call ``key``
+    (one per index, so that ``revert`` deletes only what this index used)."""
+    return f"{STATS_PIPELINE_PREFIX}{key}"
 
 
 def state_doc_id(kind: str, key: str) -> str:

@@ -75,6 +75,16 @@ CLONE_INDEX = (
     "indices:admin/refresh",           # before counting the source's documents
     "indices:admin/refresh[s]",        # its per-shard step (a 403 listing shard failures)
 )
+# ``apply --stats index`` (and ``auto`` choosing it; revert undoing it): qidf's default search
+# pipeline for the index. Action names from the OpenSearch 2.19.6 server jar
+# (Put/Get/DeleteSearchPipelineAction.NAME; _nodes/search_pipelines is a nodes info call);
+# the setting itself is ``indices:admin/settings/update``, already in OPERATOR_INDEX.
+STATS_CLUSTER = (
+    "cluster:admin/search/pipeline/put",     # PUT _search/pipeline/qidf-stats-<index>
+    "cluster:admin/search/pipeline/get",     # GET _search/pipeline/<id> (qidf's, the index's)
+    "cluster:admin/search/pipeline/delete",  # DELETE _search/pipeline/qidf-stats-<index>
+    "cluster:monitor/nodes/info",            # GET _nodes/search_pipelines (auto, index)
+)
 SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/scroll/clear", "indices:data/read/msearch",
                   "indices:data/read/mget")
@@ -107,7 +117,7 @@ COMPANIONS = {
     "indices:admin/refresh": "indices:admin/refresh[s]",
     "indices:data/read/field_caps": "indices:data/read/field_caps[index]",
 }
-CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + SEARCH_CLUSTER
+CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + STATS_CLUSTER + SEARCH_CLUSTER
                           + QUERY_TIME_CLUSTER)
 
 
@@ -135,6 +145,10 @@ def opensearch_roles(patterns: list[str]) -> dict[str, dict[str, Any]]:
         "qidf_clone": {
             "description": "qidf apply/revert --strategy clone (add to qidf_operator)",
             "index_permissions": [_index_permission(patterns, CLONE_INDEX)]},
+        "qidf_stats": {
+            "description": "qidf apply --stats index|auto and revert: the index's default "
+                           "search pipeline (add to qidf_operator)",
+            "cluster_permissions": list(STATS_CLUSTER)},
         "qidf_search": {
             "description": "searching with a q-log index: read only",
             "cluster_permissions": list(SEARCH_CLUSTER),

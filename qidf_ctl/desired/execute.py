@@ -93,7 +93,8 @@ def _apply_item(conns: Connections, item: PlanItem, progress: Progress) -> dict[
         extra = {"prediction": item.prediction} if item.prediction else {}
         result = install.apply(cluster, item.name, params, mode=mode, field_name=item.field,
                                extra_record=extra, progress=progress,
-                               strategy=install.Strategy(item.strategy))
+                               strategy=install.Strategy(item.strategy),
+                               stats=item.stats or None)
         return {**result.as_dict(), "kind": item.kind, "name": item.name}
     if item.action == ROLLOVER:
         progress(f"rolling over data stream {item.name}")

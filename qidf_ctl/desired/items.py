@@ -13,6 +13,7 @@ from qidf_ctl import __version__
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import UsageError
 from qidf_ctl.install import SimilarityState
+from qidf_ctl.install.pipeline import SETTING as SEARCH_PIPELINE
 from qidf_ctl.similarity import QlogParams
 
 INDEX = "index"
@@ -36,7 +37,7 @@ class PlanItem:
     name: str
     target: str  # the file's target that reaches it
     action: str  # none, update, create, rollover, revert
-    strategy: str  # close or clone for indices; none for templates and rollovers
+    strategy: str  # close, clone or reopen for indices; none for templates and rollovers
     mode: str
     before: str
     after: str
@@ -50,6 +51,9 @@ class PlanItem:
     body: dict[str, Any] | None = None  # templates: the body apply PUTs
     fingerprint: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
+    stats: str = ""  # indices: index or shard, what apply gives it ("" in plans before 0.3)
+    stats_before: str = ""
+    stats_only: bool = False  # only the default search pipeline and the record change
 
     @property
     def changes(self) -> bool:
@@ -93,8 +97,13 @@ class Plan:
             "items": len(self.items),
             "in_sync": len(self.items) - len(changes),
             "to_change": len(changes),
-            "close": sum(1 for i in changes if i.kind == INDEX and i.strategy == "close"),
-            "clone": sum(1 for i in changes if i.kind == INDEX and i.strategy == "clone"),
+            "close": sum(1 for i in changes if i.kind == INDEX and i.strategy == "close"
+                       and not i.stats_only),
+            "clone": sum(1 for i in changes if i.kind == INDEX and i.strategy == "clone"
+                       and not i.stats_only),
+            "reopen": sum(1 for i in changes if i.kind == INDEX and i.strategy == "reopen"
+                       and not i.stats_only),
+            "pipelines": sum(1 for i in changes if i.stats_only),
             "templates": sum(1 for i in changes if i.kind in (INDEX_TEMPLATE,
                                                              COMPONENT_TEMPLATE)),
             "rollovers": sum(1 for i in changes if i.action == ROLLOVER),
@@ -123,5 +132,9 @@ class Plan:
 
 
 def index_fingerprint(state: SimilarityState) -> str:
-    return fingerprint({"index": state.index, "status": state.status,
-                        "settings": state.similarity_flat, "record": state.record})
+    found = {"index": state.index, "status": state.status, "settings": state.similarity_flat,
+             "record": state.record}
+    pipeline = state.description.settings.get(SEARCH_PIPELINE)
+    if pipeline is not None:
+        found["search_pipeline"] = pipeline
+    return fingerprint(found)

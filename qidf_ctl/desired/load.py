@@ -153,7 +153,8 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
         k1=float(values.get("k1", 1.2)), b=float(values.get("b", 0.75)),
         form=values.get("form", "lucene"), mode=values.get("mode", "auto"),
         strategy=values.get("strategy", "close"), field=values.get("field"),
-        sample=values.get("sample"), queries_are=values.get("queries_are"))
+        sample=values.get("sample"), queries_are=values.get("queries_are"),
+        stats=values.get("stats", "auto"))
     try:
         similarity.params(1.0 if auto else None)
     except InvalidParameter as exc:

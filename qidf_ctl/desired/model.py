@@ -30,6 +30,7 @@ class Similarity:
     field: str | None = None
     sample: int | None = None
     queries_are: str | None = None  # auto: "code" or "text", stated in the file
+    stats: str = "auto"
 
     @property
     def auto(self) -> bool:
@@ -46,7 +47,8 @@ class Similarity:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
         if self.queries_are:
             q += f" queries_are={self.queries_are}"
-        return f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode}"
+        return (f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode} "
+                f"stats={self.stats}")
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

@@ -32,6 +32,7 @@ from qidf_ctl.desired.items import (
     index_fingerprint,
 )
 from qidf_ctl.desired.model import DesiredState, Similarity, Target
+from qidf_ctl.desired.statistics import add_stats
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
 from qidf_ctl.install.auto import BM25_STAYS, untouched
@@ -86,10 +87,13 @@ class _Planner:
 
     def index(self, target: Target, name: str) -> None:
         cluster, mode, legacy = self.context(target)
+        install.check_supported(cluster.engine, install.Strategy(target.similarity.strategy))
         state = install.read_state(cluster, name)
         if not self.claim(target, INDEX, state.index):
             return
-        self.items.append(self._index_item(target, cluster, mode, legacy, state))
+        item = self._index_item(target, cluster, mode, legacy, state)
+        add_stats(item, cluster, state, target.similarity.stats)
+        self.items.append(item)
 
     def _auto_in_sync(self, target: Target, state: install.SimilarityState, mode: Mode,
                       legacy: bool) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qidf_ctl.cluster import profiles
+from qidf_ctl.install.scope import CHOICES as STATS
 from qidf_ctl.install.strategy import Strategy
 from qidf_ctl.predictors.base import QueryKind
 
@@ -82,8 +83,15 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
     Key("mode", "string", "How the similarity is installed: `auto` picks the native plugin "
         "when every data node has it, else Painless.", "auto", MODES),
     Key("strategy", "string", "How an existing index changes: `close` (a second without "
-        "search) or `clone` (no search downtime; a short write block).",
+        "search), `clone` (no search downtime; a short write block) or `reopen` (Elasticsearch "
+        "8.12+: one `_settings?reopen=true` call, a second without search).",
         "close", STRATEGIES),
+    Key("stats", "string", "Statistics the index's scoring searches use: `index` (qidf's "
+        "default search pipeline sends them as dfs_query_then_fetch, for every client; "
+        "OpenSearch with the qidf plugin on every node), `shard` (the engine's default) or "
+        "`auto` (`index` when the index has several shards and every node has the "
+        "processor). Indices a template creates later get the engine's default until the "
+        "next apply.", "auto", STATS),
     Key("field", "string", "Text field that must be affected (refused if its mapping names "
         "its own similarity); with auto, the field measured.",
         only_for=("index", "alias", "pattern")),

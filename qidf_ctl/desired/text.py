@@ -16,8 +16,13 @@ _PREDICTION = "_meta.qidf.installed.prediction."
 
 def _how(item: PlanItem) -> str:
     if item.kind == INDEX:
+        if item.stats_only:
+            return "will set its default search pipeline and record (no close)"
         if item.strategy == "clone":
             return "will CLONE it and move its name (no search downtime)"
+        if item.strategy == "reopen":
+            return ("will REOPEN it in one _settings?reopen=true call (searches on it fail "
+                    "for about a second)")
         return "will CLOSE it (searches on it fail for about a second)"
     if item.action == ROLLOVER:
         return "will ROLL OVER (no close)"
@@ -71,9 +76,11 @@ def format_plan(plan: Plan) -> str:
     if not s["to_change"]:
         lines.append(f"Plan: nothing to change; {s['in_sync']} in sync.")
     else:
+        extra = "".join(f"{s[k]} {word}, " for k, word in (("reopen", "reopened"), (
+            "pipelines", "default search pipelines only")) if s[k])
         lines.append(f"Plan: {s['to_change']} to change ({s['close']} closed, {s['clone']} "
-                     f"cloned, {s['templates']} templates, {s['rollovers']} rollovers); "
-                     f"{s['in_sync']} in sync.")
+                     f"cloned, {extra}{s['templates']} templates, {s['rollovers']} "
+                     f"rollovers); {s['in_sync']} in sync.")
     return "\n".join(lines)
 
 

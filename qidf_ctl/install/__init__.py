@@ -1,13 +1,16 @@
-"""Changing the similarity of an existing index safely: apply, revert, recover, show, the two
-strategies (close, clone), and the choice between Painless and the native plugin.
+"""Changing the similarity of an existing index safely: apply, revert, recover, show, the three
+strategies (close, clone, reopen), and the choice between Painless and the native plugin.
 
-Module map: ``apply`` (apply/revert), ``auto`` (a decided q: at q = 1 nothing changes, or
-qidf's change is reverted), ``recovery`` (recover), ``show`` and ``notice`` (what is
-installed; interrupted operations), ``target`` (exact names and refusals), ``operation``
-(lease + journal + steps + settling), ``close_swap`` / ``clone_swap`` (the strategies' steps),
-``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store`` (qidf's
-state index), ``index_ops`` (slow calls waited for with the engine's timeouts), ``signals``,
-``faults`` (test-only hook), ``record`` (``_meta.qidf``), ``state``, ``validate``, ``mode``.
+Module map: ``apply`` (apply/revert), ``auto`` (a decided q: at q = 1 nothing changes,
+or qidf's change is reverted), ``recovery`` (recover), ``show`` and ``notice`` (what
+is installed; interrupted operations), ``target`` (exact names and refusals), ``operation``
+(lease + journal + steps + settling), ``close_swap`` / ``clone_swap`` / ``reopen_swap`` (the
+strategies' steps), ``pipeline``, ``scope`` and ``shard_cost`` (which statistics scoring
+searches use: qidf's default search pipeline, ``--stats``, and what per-shard statistics
+cost), ``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store``
+(qidf's state index), ``index_ops`` (slow calls waited for with the engine's timeouts),
+``signals``, ``faults`` (test-only hook), ``record`` (``_meta.qidf``), ``state``,
+``validate``, ``mode``, ``limits`` (queries that will not score with q-log).
 """
 
 from qidf_ctl.install.apply import apply, revert
@@ -19,10 +22,10 @@ from qidf_ctl.install.recovery import recover
 from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.show import show
 from qidf_ctl.install.state import META_KEY, SimilarityState, read_state
-from qidf_ctl.install.strategy import COSTS, Strategy
+from qidf_ctl.install.strategy import COSTS, Strategy, check_supported
 from qidf_ctl.install.validate import validate_on_scratch_index
 
 __all__ = ["COSTS", "META_KEY", "PLUGIN_NAME", "ChangeResult", "LeaseHeld", "SimilarityState",
-           "Strategy", "apply", "apply_auto", "choose_mode", "pending_notice", "presence",
-           "read_state", "recover", "revert", "show", "untouched",
-           "validate_on_scratch_index"]
+           "Strategy", "apply", "apply_auto", "check_supported", "choose_mode",
+           "pending_notice", "presence", "read_state", "recover", "revert", "show",
+           "untouched", "validate_on_scratch_index"]

@@ -1,11 +1,13 @@
 """apply and revert: changing the similarity of a live index without losing it.
 
 Everything that can be refused is refused before anything changes (the name, data streams,
-hidden indices, blocks, a cluster that forbids closing, the field, the similarity itself on
-a scratch index). Then, holding the index's lease: an operation an earlier run left
-unfinished is finished or rolled back, the journal is written, and the strategy's steps run
-(``close_swap`` or ``clone_swap``); whatever interrupts them, the index is left open with
-exactly the old or exactly the new settings and a ``_meta.qidf`` record that agrees.
+hidden indices, blocks, a cluster that forbids closing, a strategy or a ``--stats`` the
+engine lacks, the field, the similarity itself on a scratch index). Then, holding the index's
+lease: an operation an earlier run left unfinished is finished or rolled back, the journal is
+written, and the strategy's steps run (``close_swap``, ``clone_swap`` or ``reopen_swap``),
+with the default search pipeline's step (``pipeline``) when the statistics part changes;
+whatever interrupts them, the index is left open with exactly the old or exactly the new
+settings and a ``_meta.qidf`` record that agrees.
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ from typing import Any
 from qidf_ctl.cluster import Cluster, capabilities
 from qidf_ctl.cluster.names import clone_name, scratch_name
 from qidf_ctl.errors import ConflictError, QidfError
-from qidf_ctl.install import clone_swap, close_swap
+from qidf_ctl.install import clone_swap, close_swap, reopen_swap, scope
 from qidf_ctl.install.journal import Journal
+from qidf_ctl.install.limits import query_warnings
 from qidf_ctl.install.notice import pending_notice
 from qidf_ctl.install.operation import Session, remove_stale_scratch, run_steps, session
 from qidf_ctl.install.record import installed_record, read_meta, without_record
 from qidf_ctl.install.result import ChangeResult, WindowTimer
 from qidf_ctl.install.state import SimilarityState, read_state
-from qidf_ctl.install.strategy import Strategy, parse_strategy
+from qidf_ctl.install.strategy import Strategy, check_supported, parse_strategy
 from qidf_ctl.install.target import (
     Target,
     check_writable,
@@ -75,20 +78,24 @@ def _preflight(cluster: Cluster, target: Target, state: SimilarityState, doing: 
                strategy: Strategy) -> None:
     state.description.require_open(doing)
     check_writable(state.index, state.description.settings)
-    if strategy is Strategy.CLOSE:
+    if strategy is Strategy.CLOSE:  # reopen=true works where _close is disabled (ES 8.19)
         capabilities.check_closable(cluster)
+    if strategy in (Strategy.CLOSE, Strategy.REOPEN):
         check_write_index_of_stream(cluster, target)
 
 
 def _journal(sess: Session, target: Target, state: SimilarityState, operation: str,
              strategy: Strategy, new: dict[str, Any], new_meta: dict[str, Any],
-             meta: dict[str, Any] | None) -> Journal:
+             meta: dict[str, Any] | None, stats: scope.StatsPlan | None) -> Journal:
     settings = state.description.settings
     journal = Journal(
         key=target.key, run_id=sess.run_id, operation=operation, strategy=strategy.value,
         index=state.index, index_uuid=str(settings.get("index.uuid", "")),
         old=state.similarity_flat, new=new, had_meta=meta is not None, old_meta=meta or {},
         new_meta=new_meta, owner=asdict(sess.lease.owner))
+    if stats is not None and stats.new is not None:
+        journal.pipeline = stats.pipeline
+        journal.stats_old, journal.stats_new = stats.old.as_dict(), stats.new.as_dict()
     if strategy is Strategy.CLONE and not same_settings(journal.old, journal.new):
         journal.target = clone_name(target.key, sess.run_id)
         journal.aliases = target.aliases
@@ -99,10 +106,11 @@ def _journal(sess: Session, target: Target, state: SimilarityState, operation: s
 
 def _execute(sess: Session, journal: Journal, result: ChangeResult) -> None:
     wait = sess.wait()
-    if journal.target is None:  # close strategy, or only the record changes
+    if journal.target is None:  # close or reopen, or only the record (and pipeline) change
         closed = WindowTimer()
-        run_steps(sess, journal, close_swap.steps(sess.cluster, journal, wait, sess.progress,
-                                                  closed), result.step_seconds)
+        swap = reopen_swap if journal.strategy == Strategy.REOPEN.value else close_swap
+        run_steps(sess, journal, swap.steps(sess.cluster, journal, wait, sess.progress,
+                                            closed), result.step_seconds)
         result.closed_seconds = closed.seconds
         return
     blocked = WindowTimer()
@@ -142,9 +150,15 @@ def apply(
     extra_record: dict[str, Any] | None = None,
     progress: Progress = quiet,
     allow_hidden: bool = False,
+    stats: str | None = None,
 ) -> ChangeResult:
-    """Install the q-log similarity as the index's default similarity."""
+    """Install the q-log similarity as the index's default similarity; with ``stats``
+    (``index``, ``shard`` or ``auto``; None leaves it as it is), also which statistics its
+    scoring searches use (``scope``)."""
     strategy = parse_strategy(strategy)
+    check_supported(cluster.engine, strategy)
+    if stats is not None:
+        scope.check_choice(stats)
     target = resolve_target(cluster, name, allow_hidden=allow_hidden, strategy=strategy)
     legacy = cluster.engine.default_is_legacy_bm25
     similarity = similarity_value(params, mode, legacy)
@@ -152,13 +166,16 @@ def apply(
     after = Installed("qlog", mode, params, legacy).describe()
     if dry_run:
         state = read_state(cluster, target.index)
+        plan = scope.plan_apply(cluster, state, target.key, stats)
         result = ChangeResult(state.index, "apply", False, "", state.installed.describe(),
                               after, settings_body=update_body(state.similarity_flat, new),
                               dry_run=True, strategy=strategy.value)
+        scope.note(result, plan)
+        same = same_settings(state.similarity_flat, new)
         result.message = (f"{state.index}: already {after}; nothing changed"
-                          if same_settings(state.similarity_flat, new) else
+                          if same and (plan is None or not plan.changes) else
                           f"{state.index}: would install {after} with --strategy "
-                          f"{strategy.value} (dry run: nothing changed)")
+                          f"{strategy.value}{scope.message(plan)} (dry run: nothing changed)")
         return _dry_run_note(cluster, name, result)
     started = time.monotonic()
     with session(cluster, target.key, progress=progress) as sess:
@@ -166,26 +183,42 @@ def apply(
         state = read_state(cluster, target.index)
         _preflight(cluster, target, state, "change its similarity", strategy)
         _check_field(state, field_name)
+        plan = scope.plan_apply(cluster, state, target.key, stats)
         result = ChangeResult(
             state.index, "apply", False, "", state.installed.describe(), after,
             [f"field {f!r} names its own similarity {s!r} and keeps it (mappings cannot "
              "change it)" for f, s in sorted(state.own_similarity_fields.items())],
             update_body(state.similarity_flat, new), strategy=strategy.value)
-        if same_settings(state.similarity_flat, new):
+        scope.note(result, plan)
+        changes = not same_settings(state.similarity_flat, new)
+        if not changes and (plan is None or not plan.changes):
             result.message = f"{state.index}: already {after}; nothing changed"
             return _finish(result, sess, started)
-        progress("validating the similarity on a scratch index")
-        validate_on_scratch_index(cluster, similarity, scratch_name(sess.run_id),
-                                  {"qidf_lease": target.key})
         meta = read_meta(cluster, state.index)
-        record = installed_record(state, params, mode, legacy, extra_record)
+        if changes:
+            result.warnings += query_warnings(state, cluster.engine)
+            progress("validating the similarity on a scratch index")
+            validate_on_scratch_index(cluster, similarity, scratch_name(sess.run_id),
+                                      {"qidf_lease": target.key})
+            record = installed_record(state, params, mode, legacy, extra_record)
+        else:
+            record = dict(state.record or {})
         journal = _journal(sess, target, state, "apply", strategy, new,
-                           {**(meta or {}), "qidf": record}, meta)
+                           scope.meta_with(meta, record, plan, state.record), meta, plan)
         _execute(sess, journal, result)
         result.changed = True
         where = f" (now served by {result.new_index})" if result.new_index else ""
-        result.message = f"{target.key}: installed {after} (was: {result.before}){where}"
+        what = (f"installed {after} (was: {result.before})" if changes else
+                f"kept {after}")
+        result.message = f"{target.key}: {what}{where}{scope.message(plan)}"
         return _finish(result, sess, started)
+
+
+def _previous(state: SimilarityState) -> dict[str, Any]:
+    """The similarity settings revert restores: those recorded before qidf's first apply
+    (a record of the statistics part alone leaves the similarity as it is)."""
+    record = state.record or {}
+    return dict(record["previous"]) if "previous" in record else state.similarity_flat
 
 
 def revert(
@@ -197,17 +230,20 @@ def revert(
     progress: Progress = quiet,
     allow_hidden: bool = False,
 ) -> ChangeResult:
-    """Restore the similarity settings recorded before qidf's first apply."""
+    """Restore the similarity settings recorded before qidf's first apply, and the index's
+    default search pipeline as it was before qidf's."""
     strategy = parse_strategy(strategy)
+    check_supported(cluster.engine, strategy)
     target = resolve_target(cluster, name, allow_hidden=allow_hidden, strategy=strategy)
     if dry_run:
         state = read_state(cluster, target.index)
-        previous = dict((state.record or {}).get("previous", {}))
+        previous = _previous(state)
+        plan = scope.plan(cluster, state, target.key, scope.SHARD)
         after = parse(unflatten(previous) or None).describe()
         result = ChangeResult(state.index, "revert", False,
                               f"{state.index}: would restore {after} with --strategy "
-                              f"{strategy.value} (dry run: nothing changed)",
-                              state.installed.describe(), after,
+                              f"{strategy.value}{scope.message(plan)} (dry run: nothing "
+                              "changed)", state.installed.describe(), after,
                               settings_body=update_body(state.similarity_flat, previous),
                               dry_run=True, strategy=strategy.value)
         return _dry_run_note(cluster, name, result)
@@ -216,7 +252,8 @@ def revert(
         target = _prepare(sess, target, allow_hidden, strategy)
         state = read_state(cluster, target.index)
         current = state.installed
-        if state.record is None and current.kind != "qlog":
+        plan = scope.plan(cluster, state, target.key, scope.SHARD)
+        if state.record is None and current.kind != "qlog" and not plan.changes:
             state.description.require_open("revert its similarity")
             result = ChangeResult(state.index, "revert", False,
                                   f"{state.index}: no qidf similarity installed; nothing "
@@ -224,16 +261,18 @@ def revert(
                                   strategy=strategy.value)
             return _finish(result, sess, started)
         _preflight(cluster, target, state, "revert its similarity", strategy)
-        previous = dict((state.record or {}).get("previous", {}))
+        previous = _previous(state)
         after = parse(unflatten(previous) or None).describe()
         result = ChangeResult(state.index, "revert", False, "", current.describe(), after,
                               settings_body=update_body(state.similarity_flat, previous),
                               strategy=strategy.value)
+        scope.note(result, plan)
+        result.warnings = [w for w in result.warnings if w != plan.warning]
         meta = read_meta(cluster, state.index)
         journal = _journal(sess, target, state, "revert", strategy, previous,
-                           without_record(meta or {}), meta)
+                           without_record(meta or {}), meta, plan)
         _execute(sess, journal, result)
         result.changed = True
         where = f" (now served by {result.new_index})" if result.new_index else ""
-        result.message = f"{target.key}: restored {after}{where}"
+        result.message = f"{target.key}: restored {after}{where}{scope.message(plan)}"
         return _finish(result, sess, started)

@@ -64,15 +64,17 @@ def apply_auto(
     dry_run: bool = False,
     progress: Progress = quiet,
     allow_hidden: bool = False,
+    stats: str | None = None,
 ) -> ChangeResult:
     """Carry out a decided q: ``params.q`` below 1 installs it (``decision``, the
     prediction's ``record()``, goes into ``_meta.qidf``); q = 1 leaves an index qidf never
-    changed as it is and reverts one it changed."""
+    changed as it is and reverts one it changed (its statistics scope with it: ``stats``
+    is read only when q-log is installed)."""
     summary = decision_summary(decision)
     if params.q != BM25_STAYS:
         result = apply(cluster, name, params, mode=mode, strategy=strategy,
                        field_name=field_name, dry_run=dry_run, extra_record=decision,
-                       progress=progress, allow_hidden=allow_hidden)
+                       progress=progress, allow_hidden=allow_hidden, stats=stats)
         result.decision = summary
         return result
     strategy = parse_strategy(strategy)

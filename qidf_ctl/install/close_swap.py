@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.install import index_ops
+from qidf_ctl.install import index_ops, pipeline
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
@@ -39,8 +39,9 @@ def update_similarity(cluster: Cluster, index: str, target: dict[str, Any]) -> N
 
 def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
           timer: WindowTimer) -> list[Step]:
-    """The steps from ``journal.old`` to ``journal.new``; only the record when the settings
-    are already the new ones (a revert whose settings were restored by hand)."""
+    """The steps from ``journal.old`` to ``journal.new``; only the record (and the default
+    search pipeline, when it changes) when the similarity settings are already the new ones
+    (a revert whose settings were restored by hand, or a change of ``--stats`` alone)."""
     index = journal.index
 
     def close() -> None:
@@ -57,13 +58,23 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
         index_ops.open_index(cluster, index, wait)
         timer.stop()
 
+    record = record_step(cluster, journal, index, progress)
+    stats = pipeline.steps(cluster, journal, index, progress)
+    if same_settings(journal.old, journal.new):
+        return [*stats, record]
+    # The index is closed from "closed" to "opened": no journal write in between, to keep
+    # the outage short (recovery decides from what it observes, not from the step). The
+    # default search pipeline is a dynamic setting: it changes on the open index.
+    return [*pipeline.stage_steps(cluster, journal, progress), ("closed", close, False),
+            ("updated", update, False), ("opened", reopen, True), *stats, record]
+
+
+def record_step(cluster: Cluster, journal: Journal, index: str, progress: Progress) -> Step:
+    """The last step of the close and reopen strategies: ``_meta.qidf`` once the settings it
+    describes are in place."""
+
     def record() -> None:
         progress("recording what was installed")
         ensure_meta(cluster, index, journal.new_meta)
 
-    if same_settings(journal.old, journal.new):
-        return [("recorded", record, True)]
-    # The index is closed from "closed" to "opened": no journal write in between, to keep
-    # the outage short (recovery decides from what it observes, not from the step).
-    return [("closed", close, False), ("updated", update, False), ("opened", reopen, True),
-            ("recorded", record, True)]
+    return ("recorded", record, True)

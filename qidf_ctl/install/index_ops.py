@@ -75,7 +75,7 @@ def reachable(cluster: Cluster) -> bool:
     return True
 
 
-def _slow_call(cluster: Cluster, method: str, path: str, body: Any, doing: str,
+def slow_call(cluster: Cluster, method: str, path: str, body: Any, doing: str,
                done: Callable[[], bool], wait: Wait, acked: Callable[[Any], bool],
                params: dict[str, str] | None = None) -> None:
     """One admin call; if the engine (or the client) gives up before it is done, poll."""
@@ -138,14 +138,14 @@ def close_index(cluster: Cluster, index: str, wait: Wait) -> None:
             raise failure
         return failure is None
 
-    _slow_call(cluster, "POST", index_path(index, "_close"), None, f"closing {index}",
+    slow_call(cluster, "POST", index_path(index, "_close"), None, f"closing {index}",
                lambda: index_status(cluster, index) == "close", wait, closed,
                server_params(cluster))
 
 
 def open_index(cluster: Cluster, index: str, wait: Wait) -> None:
     """Open and wait until every primary is active (searches succeed)."""
-    _slow_call(cluster, "POST", index_path(index, "_open"), None, f"opening {index}",
+    slow_call(cluster, "POST", index_path(index, "_open"), None, f"opening {index}",
                lambda: index_status(cluster, index) == "open", wait,
                lambda r: bool(r.get("acknowledged")),
                server_params(cluster, wait_for_active_shards="1"))
@@ -164,7 +164,7 @@ def block_writes(cluster: Cluster, index: str, wait: Wait) -> None:
     def acked(resp: Any) -> bool:
         return bool(resp.get("acknowledged")) and bool(resp.get("shards_acknowledged", True))
 
-    _slow_call(cluster, "PUT", path, None, f"write-blocking {index}",
+    slow_call(cluster, "PUT", path, None, f"write-blocking {index}",
                lambda: acked(cluster.request("PUT", path, None, params)), wait, acked, params)
 
 
@@ -189,7 +189,7 @@ def clone_index(cluster: Cluster, source: str, target: str, settings: dict[str, 
                 wait: Wait) -> None:
     """``_clone`` (hard links) with ``settings`` on the new index; returns once it exists
     (the shards are waited for by ``wait_searchable``)."""
-    _slow_call(cluster, "POST", index_path(source, "_clone", segment(target)),
+    slow_call(cluster, "POST", index_path(source, "_clone", segment(target)),
                {"settings": settings}, f"cloning {source}",
                lambda: index_status(cluster, target) != "missing", wait,
                lambda r: bool(r.get("acknowledged")),
@@ -199,7 +199,7 @@ def clone_index(cluster: Cluster, source: str, target: str, settings: dict[str, 
 def update_aliases(cluster: Cluster, actions: list[dict[str, Any]], wait: Wait,
                    done: Callable[[], bool]) -> None:
     """One atomic ``_aliases`` call."""
-    _slow_call(cluster, "POST", "/_aliases", {"actions": actions}, "moving the aliases", done,
+    slow_call(cluster, "POST", "/_aliases", {"actions": actions}, "moving the aliases", done,
                wait, _aliases_done, server_params(cluster))
 
 

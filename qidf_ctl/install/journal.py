@@ -3,8 +3,9 @@ that whoever comes next (this run after a signal, or another run after a crash) 
 was being done and can finish or roll it back.
 
 It holds the intent (operation, strategy, old and new similarity settings, the old ``_meta``
-and the one to write, for a clone the target index and the aliases to move) and the last
-step reached. Recovery decides from what it observes on the cluster, using the journal for
+and the one to write, for a clone the target index and the aliases to move, and when the
+index's default search pipeline changes too, both ends of that: ``pipeline.StatsSide``) and
+the last step reached. Recovery decides from what it observes on the cluster, using the journal for
 the values only, so a step that happened but was not yet journaled is handled too.
 """
 
@@ -40,6 +41,9 @@ class Journal:
     aliases: dict[str, dict[str, Any]] = field(default_factory=dict)  # clone: moved aliases
     replace_name: bool = False  # clone: the source's name becomes an alias of the target
     replicas: dict[str, Any] = field(default_factory=dict)  # clone: replica settings to keep
+    pipeline: str | None = None  # qidf's search pipeline, when the statistics part changes
+    stats_old: dict[str, Any] | None = None  # StatsSide before ...
+    stats_new: dict[str, Any] | None = None  # ... and after (None: that part is unchanged)
     step: str = JOURNALED
     history: list[list[Any]] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)

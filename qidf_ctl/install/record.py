@@ -19,10 +19,11 @@ from qidf_ctl.similarity import Installed, Mode, QlogParams
 
 def installed_record(state: SimilarityState, params: QlogParams, mode: Mode, legacy: bool,
                      extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The record after an apply: the settings before qidf's first apply are kept."""
-    earlier = state.record or {"previous": state.similarity_flat}
+    """The record after an apply: the settings before qidf's first apply are kept (a record
+    that holds only the statistics part has no similarity to go back to yet)."""
+    earlier = state.record or {}
     return {
-        "previous": earlier.get("previous", {}),
+        "previous": earlier.get("previous", state.similarity_flat),
         "installed": {
             **params.as_dict(), "mode": mode.value, "legacy_factor": legacy,
             "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -1,15 +1,19 @@
 """``recover``: settle an interrupted operation explicitly, and repair a ``_meta.qidf`` record
-that disagrees with the settings. apply and revert do the first themselves; ``recover`` is
-for an index a person wants made consistent now, or whose stale lease needs ``--force``."""
+that disagrees with the settings (the statistics part too: a record of qidf's pipeline where
+the index names another, or qidf's pipeline named but deleted by hand). apply and revert do
+the first themselves; ``recover`` is for an index a person wants made consistent now, or
+whose stale lease needs ``--force``."""
 
 from __future__ import annotations
 
 import time
 
 from qidf_ctl.cluster import Cluster
+from qidf_ctl.install import pipeline, scope
 from qidf_ctl.install.operation import remove_stale_scratch, session
 from qidf_ctl.install.record import disagreement, ensure_meta, read_meta, without_record
 from qidf_ctl.install.result import ChangeResult
+from qidf_ctl.install.scope import RECORD_KEY
 from qidf_ctl.install.state import META_KEY, SimilarityState, read_state
 from qidf_ctl.install.target import resolve_target
 from qidf_ctl.progress import Progress, quiet
@@ -29,12 +33,37 @@ def _repair_record(cluster: Cluster, state: SimilarityState) -> str | None:
         done.update(installed.params.as_dict(), mode=installed.mode.value, repaired=True)
         if installed.legacy is not None:
             done["legacy_factor"] = installed.legacy
-        ensure_meta(cluster, state.index, {**meta, META_KEY: {"previous": previous,
-                                                              "installed": done}})
+        ensure_meta(cluster, state.index, {**meta, META_KEY: {
+            **state.record, "previous": previous, "installed": done}})
         return f"{why}: the record now describes the settings"
     if same_settings(state.similarity_flat, previous):
-        ensure_meta(cluster, state.index, without_record(meta))
+        stats = state.record.get(RECORD_KEY)  # the statistics part stays recorded
+        ensure_meta(cluster, state.index, {**meta, META_KEY: {RECORD_KEY: stats}}
+                    if stats else without_record(meta))
         return f"{why}: the settings are the recorded previous ones, so the record was removed"
+    return None
+
+
+def _repair_stats(cluster: Cluster, state: SimilarityState, key: str) -> str | None:
+    """Make ``_meta.qidf.stats`` agree with the default pipeline setting: dropped when the
+    index no longer names qidf's pipeline; the pipeline written again (from the user
+    pipeline it composes) when the index names it and it is gone."""
+    found = scope.inspect(cluster, state, key)
+    recorded = (state.record or {}).get(RECORD_KEY)
+    meta = read_meta(cluster, state.index) or {}
+    if recorded and not found["qidf_pipeline"]:
+        rest = {k: v for k, v in (state.record or {}).items() if k != RECORD_KEY}
+        ensure_meta(cluster, state.index, {**meta, META_KEY: rest} if rest
+                    else without_record(meta))
+        return (f"_meta.qidf.stats names {recorded.get('pipeline')}, but the index's default "
+                f"search pipeline is {found['default_pipeline'] or 'not set'}: the record "
+                "was removed")
+    pid = found["qidf_pipeline"]
+    if pid and pipeline.get_pipeline(cluster, pid) is None:
+        user = (recorded or {}).get("composes")
+        body = pipeline.compose(key, user, pipeline.get_pipeline(cluster, user) if user else None)
+        pipeline.put_pipeline(cluster, pid, body)
+        return f"the index's default search pipeline {pid} was missing: written again"
     return None
 
 
@@ -68,6 +97,9 @@ def recover(cluster: Cluster, name: str, *, force: bool = False,
                 f"leaves it so (POST {state.index}/_open if it should be open)")
         else:
             repaired = _repair_record(cluster, state)
+            state = read_state(cluster, target.index)
+            repaired = "; ".join(r for r in (repaired, _repair_stats(cluster, state,
+                                                                     target.key)) if r)
             if repaired:
                 result.changed = True
                 result.recovered.append(repaired)

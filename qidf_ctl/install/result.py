@@ -28,6 +28,9 @@ class ChangeResult:
     seconds: float = 0.0  # the whole command, lease to release
     step_seconds: dict[str, float] = field(default_factory=dict)  # each step's duration
     decision: dict[str, Any] | None = None  # --q auto: the decided q, its reason and evidence
+    stats: str = ""  # statistics of scoring searches afterwards: index, shard ("" untouched)
+    stats_reason: str = ""
+    search_pipeline: str = ""  # index.search.default_pipeline afterwards ("" not set)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -35,7 +38,8 @@ class ChangeResult:
 
 class WindowTimer:
     """Seconds clients were refused: the close strategy's closed window (close call to the
-    end of the open), the clone strategy's write-blocked one (block to the end of the swap).
+    end of the open; reopen: its one call and the wait for the primaries), the clone
+    strategy's write-blocked one (block to the end of the swap).
     The steps start and stop it; the result reports it."""
 
     def __init__(self) -> None:

@@ -1,11 +1,13 @@
 """Finishing or rolling back an interrupted change, from its journal and what the cluster
 shows now.
 
-The rule: whichever end is nearer and safe. Close strategy: if the new settings are in place
-the change is finished (open, write the record), else it is rolled back (open with the old
-settings); an index that will not open with the new settings gets the old ones back. Clone
-strategy: if the swap happened the change is finished (record, old index deleted), else it is
-rolled back (the clone deleted, the write block lifted). Every action looks before it acts,
+The rule: whichever end is nearer and safe. Close strategy (and reopen, which is a close
+inside one engine call): if the new settings are in place the change is finished (open,
+write the record), else it is rolled back (open with the old settings); an index that will
+not open with the new settings gets the old ones back. Clone strategy: if the swap happened
+the change is finished (record, old index deleted), else it is rolled back (the clone
+deleted, the write block lifted). The default search pipeline follows the similarity to the
+same end (``pipeline.settle``). Every action looks before it acts,
 so recovery itself can be interrupted and run again.
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import ClusterError
-from qidf_ctl.install import clone_swap, index_ops
+from qidf_ctl.install import clone_swap, index_ops, pipeline
 from qidf_ctl.install import journal as jr
 from qidf_ctl.install.close_swap import current_similarity, update_similarity
 from qidf_ctl.install.index_ops import Wait
@@ -99,15 +101,19 @@ def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
             index_ops.close_index(cluster, j.index, wait)
             update_similarity(cluster, j.index, j.old)
             _ensure_open(cluster, j.index, wait)
+            pipeline.settle(cluster, j, j.index, "old", progress)
             return Outcome(ROLLED_BACK, j, "it would not open with the new similarity; the "
                            "previous settings are back")
+        pipeline.settle(cluster, j, j.index, "new", progress)
         ensure_meta(cluster, j.index, j.new_meta)
         return Outcome(FINISHED, j)
     if same_settings(now, j.old):
         progress(f"rolling back: {j.index} keeps its previous similarity")
         _ensure_open(cluster, j.index, wait, always=True)
+        pipeline.settle(cluster, j, j.index, "old", progress)
         return Outcome(ROLLED_BACK, j)
     _ensure_open(cluster, j.index, wait, always=True)
+    pipeline.settle(cluster, j, j.index, "old", progress)
     return Outcome(UNKNOWN, j, "its similarity settings are neither the old nor the new ones, "
                    "so someone else changed them: left as they are; check `qidf show`")
 
@@ -131,6 +137,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
         target_settings = index_ops.flat_settings(cluster, j.target) or {}
         if str(target_settings.get("index.blocks.write", "false")).lower() == "true":
             index_ops.unblock_writes(cluster, j.target)
+        pipeline.settle(cluster, j, j.target, "new", progress)
         ensure_meta(cluster, j.target, j.new_meta)
         if not j.replace_name:
             clone_swap.retire(cluster, j.index, j.index_uuid, progress)
@@ -147,6 +154,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
     if str(source.get("index.blocks.write", "false")).lower() == "true":
         progress(f"rolling back: lifting the write block of {j.index}")
         index_ops.unblock_writes(cluster, j.index)
+    pipeline.settle(cluster, j, j.index, "old", progress)
     return Outcome(ROLLED_BACK, j)
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """
-What a similarity change costs a live index, per strategy (``--strategy close`` / ``clone``):
+What a similarity change costs a live index, per strategy (``--strategy close`` / ``clone``,
+and on Elasticsearch 8.12+ ``reopen``):
 
 1. Swaps under load: an index of real Go docstrings (the corpus shipped with qidf), two
    threads searching it back to back and one thread writing new documents to it (loopback,
@@ -15,11 +16,17 @@ What a similarity change costs a live index, per strategy (``--strategy close`` 
 3. Apply time by size: apply and revert on indices of 10K, 100K and 1M documents. The 1M (and
    100K) documents repeat the 13,994 shipped docstrings with distinct ids (``<id>~<k>``).
 
-The node is the benchmark's own (``--port``, started and stopped here). Run (about 30-40
-minutes on 2 shared cores, mostly indexing the 1M documents):
+The node is the benchmark's own (``--port``, started and stopped here; with
+``--plugin-zip`` the plugin is installed on it and the similarity goes through it, as
+Elasticsearch from Maven Central has no Painless). Run (about 30-40 minutes on 2 shared
+cores, mostly indexing the 1M documents):
 
     .venv/bin/python -m qidf_research.bench_apply --port 9218 \\
         --out benchmarks/apply/results.json --readme benchmarks/apply/README.md
+    .venv/bin/python -m qidf_research.bench_apply --port 9219 --engine elasticsearch-8.19.21 \\
+        --plugin-zip "$(scripts/build_plugin.sh es-8.19.21 --skip-tests | tail -n 1)" \\
+        --sizes 10000,100000 --out benchmarks/apply/results-elasticsearch.json \\
+        --readme benchmarks/apply/README.md
 """
 
 from __future__ import annotations
@@ -37,16 +44,16 @@ from typing import Any
 from qidf_ctl import install
 from qidf_ctl.cluster import Cluster, ConnectionSettings, index_path
 from qidf_ctl.demo import load_task
-from qidf_ctl.engine import process
+from qidf_ctl.engine import plugin, process
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.evaluation import indexing
 from qidf_ctl.install.index_ops import resolves_to
 from qidf_ctl.similarity import Mode, QlogParams
-from qidf_research.bench_apply_report import render_readme
+from qidf_research.bench_apply_report import write_readme
 from qidf_research.paths import REPO
 from tests.load import Load, rejection_windows
 
-STRATEGIES = ("close", "clone")
+STRATEGIES = ("close", "clone")  # OpenSearch; Elasticsearch 8.12+ adds reopen
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -58,6 +65,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--conversions", type=int, default=5)
     p.add_argument("--load-docs", type=int, default=10000)
     p.add_argument("--sizes", default="10000,100000,1000000")
+    p.add_argument("--plugin-zip", type=Path, default=None,
+                   help="install this plugin zip on the node and apply through it")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks/apply/results.json")
     p.add_argument("--readme", type=Path, default=None, help="also write the README here")
     p.add_argument("--readme-only", action="store_true",
@@ -103,9 +112,16 @@ def _stats(values: list[float]) -> dict[str, float]:
             "n": len(values)}
 
 
+MODE = {"mode": Mode.SCRIPT}  # Mode.PLUGIN when --plugin-zip installed the plugin
+
+
+def strategies(cluster: Cluster) -> tuple[str, ...]:
+    return STRATEGIES + (("reopen",) if cluster.engine.distribution == "elasticsearch" else ())
+
+
 def swap(cluster: Cluster, name: str, strategy: str, i: int) -> install.ChangeResult:
     if i % 2 == 0:
-        return install.apply(cluster, name, QlogParams(0.3), mode=Mode.SCRIPT,
+        return install.apply(cluster, name, QlogParams(0.3), mode=MODE["mode"],
                              strategy=strategy)
     return install.revert(cluster, name, strategy=strategy)
 
@@ -159,7 +175,7 @@ def conversions(cluster: Cluster, url: str, n: int, docs: dict[str, str]) -> dic
         with Load(url, name, words(docs), search_threads=2, write_threads=1,
                   max_seconds=600, field_name=indexing.FIELD, seed=100 + i) as load:
             time.sleep(2)
-            result = install.apply(cluster, name, QlogParams(0.3), mode=Mode.SCRIPT,
+            result = install.apply(cluster, name, QlogParams(0.3), mode=MODE["mode"],
                                    strategy="clone")
             time.sleep(1)
         lost = load.count_lost()
@@ -183,7 +199,7 @@ def size_run(cluster: Cluster, sizes: list[int]) -> list[dict[str, Any]]:
         store = cluster.request("GET", index_path(name, "_stats", "store"))[
             "_all"]["primaries"]["store"]["size_in_bytes"]
         indexed_s = time.monotonic() - t0
-        for strategy in STRATEGIES:
+        for strategy in strategies(cluster):
             for action in ("apply", "revert"):
                 log(f"{action} --strategy {strategy} on {size:,} documents")
                 started = time.monotonic()
@@ -208,11 +224,14 @@ def machine() -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.readme_only:
-        saved = json.loads(args.out.read_text())
-        (args.readme or args.out.parent / "README.md").write_text(render_readme(saved))
+        write_readme(args.out, args.readme or args.out.parent / "README.md")
         return 0
     cfg = EngineConfig.from_env(args.engine, port=args.port, java_home=args.java_home)
-    info = process.start(cfg, timeout_s=300)
+    if args.plugin_zip:
+        info = {**plugin.install_local(cfg, args.plugin_zip), "already_running": False}
+        MODE["mode"] = Mode.PLUGIN
+    else:
+        info = process.start(cfg, timeout_s=300)
     results: dict[str, Any] = {"machine": machine(), "engine": cfg.spelling,
                                "command": "python -m qidf_research.bench_apply "
                                f"--swaps {args.swaps} --conversions {args.conversions} "
@@ -221,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cluster = Cluster.connect(ConnectionSettings.from_options(url=info["url"]))
         docs = documents(args.load_docs)
         results["load"] = {}
-        for strategy in STRATEGIES:
+        results["mode"] = MODE["mode"].value
+        for strategy in strategies(cluster):
             log(f"{args.swaps} swaps under load, --strategy {strategy}")
             results["load"][strategy] = load_run(cluster, info["url"], strategy, args.swaps,
                                                  docs)
@@ -235,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1, default=str) + "\n")
     if args.readme:
-        args.readme.write_text(render_readme(results))
+        write_readme(args.out, args.readme)
     log(f"wrote {args.out}")
     return 0
 

@@ -12,15 +12,20 @@ should hurt it more than it hurts BM25. Measured, for each corpus:
   and of q-log at every q of a grid (the oracle: the best grid point, per setting), each with
   ``query_then_fetch`` (the default) and ``dfs_query_then_fetch``;
 - the latency of both search types at the predicted q and for BM25: one query at a time,
-  the two types interleaved query by query, three rounds.
+  the two types interleaved query by query, three rounds;
+- the pipeline column (``sharding_pipeline``): the predicted q installed with ``--stats
+  index`` and the queries sent as plain searches, as a client that knows nothing of qidf
+  sends them: NDCG@10, top-10 agreement with explicit dfs, the share of the one-shard gain
+  kept, and its latency beside plain query_then_fetch and dfs in one interleaved run.
 
 Corpora are the benchmark's code -> doc tasks (CoIR's direction: the query is a function's
 code, the relevant document its docstring), read from the corpus cache
 (``QIDF_RESEARCH_CACHE``/corpora, built by ``qidf_research.sources.pinned``; never built here)
 or, for ``go``, the shipped Go standard-library pairs. Results go to
-``benchmarks/sharding/results.json`` and a generated ``README.md``:
+``benchmarks/sharding/results.json`` and a generated ``README.md`` (``--corpora`` reruns
+some corpora and keeps the others' results):
 
-    QIDF_RESEARCH_CACHE=/work/cache/qidf nice -n 10 .venv/bin/python -m \\
+    QIDF_RESEARCH_CACHE=.qidf nice -n 10 .venv/bin/python -m \\
         qidf_research.bench_sharding --url http://127.0.0.1:9247
 
 The node needs the qidf plugin (``--mode plugin``, the default; the plugin and Painless rank
@@ -52,10 +57,9 @@ from qidf_ctl.predictors import DEFAULT_PREDICTOR, predict_for_index
 from qidf_ctl.similarity import Mode, QlogParams
 from qidf_ctl.stats.query_sample import from_texts
 from qidf_research.paths import CACHE as RESEARCH_CACHE
-from qidf_research.paths import REPO
+from qidf_research.sharding_pipeline import pipeline_setting
+from qidf_research.sharding_report import OUT, SHARDS, findings, write_readme
 
-OUT = REPO / "benchmarks" / "sharding"
-SHARDS = (1, 3, 12)
 SEARCH_TYPES = ("query_then_fetch", "dfs_query_then_fetch")
 GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 QUERIES = 1000
@@ -106,14 +110,14 @@ def shard_sizes(cluster: Cluster, name: str) -> list[int]:
 
 
 def quality(cluster: Cluster, index: str, terms: dict[str, Any], task: RetrievalTask,
-            search_type: str) -> tuple[float, float, dict[str, float]]:
-    """NDCG@10 (mean), seconds for the whole run, per-query NDCG@10."""
+            search_type: str) -> tuple[float, float, dict[str, float], runs.Run]:
+    """NDCG@10 (mean), seconds for the whole run, per-query NDCG@10, the run."""
     started = time.monotonic()
     run = runs.search_run(cluster, index, indexing.FIELD, terms, k=10, batch_size=50,
                           search_type=search_type)
     seconds = time.monotonic() - started
     scored = score_run(run, task.qrels)
-    return scored.mean[MEASURE], seconds, scored.of(MEASURE)
+    return scored.mean[MEASURE], seconds, scored.of(MEASURE), run
 
 
 def latency(cluster: Cluster, index: str, terms: dict[str, Any]) -> dict[str, Any]:
@@ -149,10 +153,11 @@ def latency(cluster: Cluster, index: str, terms: dict[str, Any]) -> dict[str, An
 
 
 def install_q(cluster: Cluster, index: str, q: float | None, mode: Mode) -> None:
+    """``q`` (None: BM25) with per-shard statistics: no default pipeline of qidf's."""
     if q is None:
         install.revert(cluster, index)
     else:
-        install.apply(cluster, index, QlogParams(q), mode=mode)
+        install.apply(cluster, index, QlogParams(q), mode=mode, stats="shard")
 
 
 def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> dict[str, Any]:
@@ -176,7 +181,9 @@ def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> d
     log(f"{language}: {DEFAULT_PREDICTOR} predicts q = {q_pred:g} ({prediction.reason})")
     settings: list[dict[str, Any]] = []
     one_shard: dict[str, dict[str, float]] = {}
+    one_shard_ndcg: dict[str, float] = {}
     for n, name in names.items():
+        dfs_run: runs.Run = {}
         curves: dict[str, dict[str, float]] = {t: {} for t in SEARCH_TYPES}
         seconds: dict[str, dict[str, float]] = {t: {} for t in SEARCH_TYPES}
         per_query: dict[str, dict[str, dict[str, float]]] = {t: {} for t in SEARCH_TYPES}
@@ -185,10 +192,12 @@ def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> d
                 install_q(cluster, name, q, mode)
                 label = "bm25" if q is None else f"{q:g}"
                 for t in SEARCH_TYPES:
-                    ndcg, secs, pq = quality(cluster, name, terms, task, t)
+                    ndcg, secs, pq, run = quality(cluster, name, terms, task, t)
                     curves[t][label], seconds[t][label] = ndcg, secs
                     if q is None or q == q_pred:
                         per_query[t]["bm25" if q is None else "predicted"] = pq
+                    if q == q_pred and t == "dfs_query_then_fetch":
+                        dfs_run = run
                 log(f"{name} {label}: qtf {curves['query_then_fetch'][label]:.4f}, "
                     f"dfs {curves['dfs_query_then_fetch'][label]:.4f}")
             lat = {}
@@ -198,6 +207,11 @@ def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> d
                 log(f"{name} latency {label}: p50 qtf "
                     f"{lat[label]['query_then_fetch']['p50_ms']:.2f} ms, dfs "
                     f"{lat[label]['dfs_query_then_fetch']['p50_ms']:.2f} ms")
+            if n == 1:
+                one_shard_ndcg = {"bm25": curves["query_then_fetch"]["bm25"],
+                                  "predicted": curves["query_then_fetch"][f"{q_pred:g}"]}
+            piped = pipeline_setting(cluster, name, terms, task, q_pred, mode, dfs_run,
+                                     one_shard_ndcg, LATENCY_QUERIES, LATENCY_ROUNDS, log)
         finally:
             install.revert(cluster, name)
         if n == 1:
@@ -218,6 +232,8 @@ def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> d
         settings[-1]["latency"] = settings[-2]["latency"] = lat
         settings[-1]["shard_documents"] = settings[-2]["shard_documents"] = shard_sizes(
             cluster, name)
+        settings.append({"shards": n, **piped, "shard_documents": settings[-1][
+            "shard_documents"]})
     return {"language": language, "documents": len(task.corpus), "queries": len(task.queries),
             "corpus_file": str(path.name), "prediction": {
                 "q": q_pred, "predictor": prediction.predictor,
@@ -225,105 +241,30 @@ def run_corpus(cluster: Cluster, language: str, mode: Mode, n_queries: int) -> d
                 "reason": prediction.reason}, "settings": settings}
 
 
-def _setting(corpus: dict[str, Any], shards: int, search_type: str) -> dict[str, Any]:
-    return next(s for s in corpus["settings"]
-                if s["shards"] == shards and s["search_type"] == search_type)
+def kept_corpora(saved: Path, rerun: set[str]) -> list[dict[str, Any]]:
+    """The corpora of an earlier results.json this run did not measure again, each with the
+    date and load of the run that did."""
+    if not saved.is_file():
+        return []
+    earlier = json.loads(saved.read_text())
+    kept = []
+    for corpus in earlier.get("corpora", []):
+        if corpus["language"] in rerun:
+            continue
+        corpus.setdefault("run", {k: earlier.get(k) for k in ("date", "engine", "load_before",
+                                                               "load_after")})
+        kept.append(corpus)
+    return kept
 
 
-def _retained(corpus: dict[str, Any], shards: int, search_type: str) -> float:
-    """Share of the one-shard gain of q-log (predicted q) over BM25 left at ``shards``."""
-    one, s = _setting(corpus, 1, "query_then_fetch"), _setting(corpus, shards, search_type)
-    gain = one["predicted"] - one["bm25"]
-    return (s["predicted"] - s["bm25"]) / gain if gain else float("nan")
-
-
-def findings(result: dict[str, Any]) -> list[str]:
-    """The numbers the README and the product's warning rest on, one line each."""
-    lines = []
-    for c in result["corpora"]:
-        one = _setting(c, 1, "query_then_fetch")
-        for n in SHARDS[1:]:
-            qtf, dfs = _setting(c, n, "query_then_fetch"), _setting(c, n, "dfs_query_then_fetch")
-            lat = qtf["latency"]["predicted"]
-            boot = qtf["versus_one_shard"]["predicted"]
-            lines.append(
-                f"{c['language']} ({c['documents']:,} docs), {n} shards: q-log at the predicted "
-                f"q = {c['prediction']['q']:g} scores {qtf['predicted']:.4f} with "
-                f"query_then_fetch ({boot['delta']:+.4f} against 1 shard, paired bootstrap p = "
-                f"{boot['p_value']:.4f}; {_retained(c, n, 'query_then_fetch'):.0%} of its gain "
-                f"over BM25 left) and {dfs['predicted']:.4f} with dfs_query_then_fetch "
-                f"({_retained(c, n, 'dfs_query_then_fetch'):.0%} left; 1 shard: "
-                f"{one['predicted']:.4f}); BM25 {qtf['bm25']:.4f} / {dfs['bm25']:.4f} (1 shard "
-                f"{one['bm25']:.4f}); dfs costs "
-                f"{lat['dfs_query_then_fetch']['p50_ms'] - lat['query_then_fetch']['p50_ms']:+.2f}"
-                f" ms at p50 ({lat['dfs_over_qtf']['p50_ms']:.2f}x)")
-    return lines
-
-
-def write_readme(result: dict[str, Any]) -> None:
-    lines = [
-        "# Sharding and the q-log IDF",
-        "",
-        "Generated by `python -m qidf_research.bench_sharding` (its docstring says what is "
-        "measured and how); regenerate with:",
-        "",
-        "```",
-        "QIDF_RESEARCH_CACHE=/work/cache/qidf nice -n 10 .venv/bin/python -m "
-        "qidf_research.bench_sharding --url http://127.0.0.1:9247",
-        ".venv/bin/python -m qidf_research.bench_sharding --readme-only   # tables from "
-        "results.json",
-        "```",
-        "",
-        f"Engine {result['engine']} (one node, heap {result['heap']}, similarity through the "
-        f"{result['mode']} mode), {result['cpus']} CPUs shared with other work (1-minute load "
-        f"{result['load_before']:.1f} before, {result['load_after']:.1f} after), "
-        f"{result['date']}, {result['minutes']:.0f} min. {result['queries']:,} seeded code "
-        "queries per corpus; the standard analyzer; documents routed to shards by `_id` "
-        "(the default). The predicted q is the default predictor's at the time of the run: "
-        + ", ".join(sorted({c["prediction"]["predictor"] for c in result["corpora"]}))
-        + " (the predictor each corpus line records in results.json).",
-        "",
-        "## NDCG@10",
-        "",
-        "| corpus | shards | search type | BM25 | q-log, predicted q | oracle q | q-log, oracle |",
-        "|---|---:|---|---:|---:|---:|---:|",
-    ]
-    for c in result["corpora"]:
-        for s in c["settings"]:
-            lines.append(
-                f"| {c['language']} ({c['documents']:,}) | {s['shards']} | {s['search_type']} "
-                f"| {s['bm25']:.4f} | {s['predicted']:.4f} (q {s['predicted_q']:g}) | "
-                f"{s['oracle_q']:g} | {s['oracle']:.4f} |")
-    lines += ["", "## Latency of dfs_query_then_fetch", "",
-              f"One query at a time, {LATENCY_QUERIES} queries x {LATENCY_ROUNDS} rounds, the "
-              "two search types interleaved; client wall time.", "",
-              "| corpus | shards | similarity | qtf p50 ms | dfs p50 ms | qtf p99 ms | "
-              "dfs p99 ms | dfs/qtf p50 | dfs/qtf p99 |",
-              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
-    for c in result["corpora"]:
-        for s in c["settings"]:
-            if s["search_type"] != "query_then_fetch":
-                continue
-            for label, lat in s["latency"].items():
-                a, b = lat["query_then_fetch"], lat["dfs_query_then_fetch"]
-                lines.append(
-                    f"| {c['language']} | {s['shards']} | {label} | {a['p50_ms']:.2f} | "
-                    f"{b['p50_ms']:.2f} | {a['p99_ms']:.2f} | {b['p99_ms']:.2f} | "
-                    f"{lat['dfs_over_qtf']['p50_ms']:.2f} | {lat['dfs_over_qtf']['p99_ms']:.2f} |")
-    lines += ["", "Latency was measured on a machine shared with other jobs (load above): "
-              "the p50 ratios are the reliable part; p99 is mostly other processes.", "",
-              "## Findings", "", *[f"- {f}" for f in findings(result)], "",
-              "## What to do", "",
-              "- On an index with more than one shard, search with "
-              "`search_type=dfs_query_then_fetch`: it gives q-log (and BM25) their one-shard "
-              "NDCG@10 back at every shard count measured, for a fraction of a millisecond per "
-              "search here. `qidf eval` and `qidf sweep` already search that way.",
-              "- Or keep a code index that fits in one shard in one shard.",
-              "- Without either, q-log still beats BM25 at the same sharding, but loses part of "
-              "its gain (the `left` shares above), and the best q moves (oracle column).",
-              "- `qidf show` and `qidf predict` print this advice when an index has more than "
-              "one shard.", ""]
-    (OUT / "README.md").write_text("\n".join(lines))
+def merged(kept: list[dict[str, Any]], measured: list[dict[str, Any]],
+           saved: Path) -> list[dict[str, Any]]:
+    """Every corpus once, in the order the earlier results listed them (new ones last)."""
+    order = [c["language"] for c in json.loads(saved.read_text()).get("corpora", [])] \
+        if saved.is_file() else []
+    both = kept + measured
+    return sorted(both, key=lambda c: order.index(c["language"]) if c["language"] in order
+                  else len(order) + both.index(c))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -334,8 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", default="plugin", choices=("plugin", "script"))
     ap.add_argument("--readme-only", action="store_true")
     args = ap.parse_args(argv)
+    saved = OUT / "results.json"
     if args.readme_only:
-        write_readme(json.loads((OUT / "results.json").read_text()))
+        write_readme(json.loads(saved.read_text()))
         return 0
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
     mode = Mode(args.mode)
@@ -346,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
             log(f"{language}: no corpus file in {RESEARCH_CACHE / 'corpora'}; skipped")
             continue
         corpora.append(run_corpus(cluster, language, mode, args.queries))
+        corpora[-1]["run"] = {"date": time.strftime("%Y-%m-%d"), "engine": str(cluster.engine),
+                              "load_before": load_before, "load_after": os.getloadavg()[0]}
     jvm = cluster.request("GET", "/_nodes/stats/jvm")["nodes"]
     heap = next(iter(jvm.values()))["jvm"]["mem"]["heap_max_in_bytes"]
     result = {"engine": str(cluster.engine), "mode": mode.value,
@@ -353,10 +297,13 @@ def main(argv: list[str] | None = None) -> int:
               "python": platform.python_version(), "date": time.strftime("%Y-%m-%d"),
               "queries": args.queries, "grid": list(GRID), "shards": list(SHARDS),
               "load_before": load_before, "load_after": os.getloadavg()[0],
-              "minutes": (time.monotonic() - started) / 60, "corpora": corpora}
+              "minutes": (time.monotonic() - started) / 60,
+              "latency_queries": LATENCY_QUERIES, "latency_rounds": LATENCY_ROUNDS,
+              "corpora": merged(kept_corpora(saved, {c["language"] for c in corpora}),
+                                corpora, saved)}
     result["findings"] = findings(result)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "results.json").write_text(json.dumps(result, indent=1) + "\n")
+    saved.write_text(json.dumps(result, indent=1) + "\n")
     write_readme(result)
     print("\n".join(result["findings"]))
     return 0

@@ -76,3 +76,35 @@ def test_plugin_apply_show_revert(es_cluster, es_index):
     assert hits[0]["_id"].endswith(":mergePAX")
     install.revert(es_cluster, es_index)
     assert _settings(es_cluster) == before
+
+
+def test_reopen_is_one_call_and_revert_restores_exactly(es_cluster, es_index):
+    """--strategy reopen: PUT _settings?reopen=true; the index is searchable when apply
+    returns, and revert (reopen too) restores the settings byte for byte."""
+    before = _settings(es_cluster)
+    result = install.apply(es_cluster, es_index, QlogParams(0.3), mode=Mode.PLUGIN,
+                           strategy="reopen")
+    assert result.changed and result.closed_seconds > 0
+    assert set(result.step_seconds) == {"reopened", "searchable", "recorded"}
+    assert install.show(es_cluster, es_index)["params"]["q"] == 0.3
+    hits = es_cluster.request("POST", f"/{es_index}/_search", {
+        "query": {"match": {indexing.FIELD: "mergePAX merges paxHdrs"}}})["hits"]["hits"]
+    assert hits[0]["_id"].endswith(":mergePAX")
+    print(f"\nreopen apply: window {result.closed_seconds:.2f}s, steps {result.step_seconds}")
+    install.revert(es_cluster, es_index, strategy="reopen")
+    assert _settings(es_cluster) == before
+
+
+def test_stats_index_is_refused_on_elasticsearch_with_the_client_change(es_cluster, es_index):
+    import subprocess
+    import sys
+
+    before = _settings(es_cluster)
+    url = es_cluster.url
+    done = subprocess.run([sys.executable, "-m", "qidf_ctl", "apply", es_index, "--q", "0.3",
+                           "--stats", "index", "--url", url], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: --stats index needs a "
+                                                           "search pipeline")
+    assert "search_type=dfs_query_then_fetch" in done.stderr
+    assert _settings(es_cluster) == before

@@ -71,3 +71,45 @@ def _new_similarity(cluster, name, operation, strategy, shown) -> dict:
     if operation == "revert":
         return dict((shown["record"] or {}).get("previous", {}))
     return faultrun.new_similarity(cluster, 0.6)
+
+
+# The statistics part (apply --stats index on a 3-shard index, and its revert): stopped
+# around the default search pipeline's step and inside the similarity steps before it.
+STATS_CASES = [  # about 16 s each; the rest of the points: test_faults_stats_reopen.py
+    ("apply", "close", "pipelined", "SIGKILL"),
+    ("revert", "close", "pipelined", "SIGTERM"),
+    ("revert", "clone", "pipelined.logged", "SIGKILL"),
+]
+
+
+@pytest.mark.parametrize(("operation", "strategy", "point", "signal_name"), STATS_CASES)
+def test_stats_part_ends_at_the_same_end_as_the_similarity(
+        cluster, engine_url, go_task, operation, strategy, point, signal_name):
+    from qidf_ctl.install.scope import support
+
+    if not support(cluster).available:
+        pytest.skip("the node has no qidf_index_statistics processor (scripts/test.sh "
+                    "installs the plugin)")
+    name = "qidf-it-fault-stats"
+    for index in resolves_to(cluster, name):
+        cluster.request("DELETE", f"/{index}")
+    indexing.create_index(cluster, name, analyzer="standard", shards=3)
+    indexing.bulk_index(cluster, name, dict(list(go_task.corpus.items())[:1500]))
+    pid = f"qidf-stats-{name}"
+    if operation == "revert":
+        install.apply(cluster, name, QlogParams(0.3), strategy=strategy,
+                      mode=faultrun.auto_mode(cluster), stats="index")
+    before = snapshot(cluster, name)
+    clean = dict(install.show(cluster, name))
+    done = faultrun.run(faultrun.command(engine_url, operation, name, strategy, 0.6,
+                                         stats="index"), f"{point}:{signal_name}")
+    assert done.returncode == (-9 if signal_name == "SIGKILL" else 130), done.stderr
+    nxt = faultrun.run(faultrun.qidf_argv(engine_url, "recover", name))
+    assert nxt.returncode == 0, nxt.stderr
+    new = _new_similarity(cluster, name, operation, strategy, clean)
+    end = assert_consistent(cluster, name, before, before.similarity, new,
+                            pid if operation == "apply" else None)
+    print(f"\n{operation} --stats index, {strategy}, {signal_name} after {point}: {end}")
+    install.revert(cluster, name, strategy=strategy)
+    for index in resolves_to(cluster, name):
+        cluster.request("DELETE", f"/{index}")

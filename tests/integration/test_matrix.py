@@ -167,3 +167,38 @@ def test_one_evaluation_reproduces_the_default_engines_numbers(engine, index, go
           f"{got['q0.3']:.4f} (p = {qlog.baseline.p_value:.4f})")
     assert qlog.baseline is not None and qlog.baseline.p_value < 0.01
     assert got == pytest.approx(EXPECTED_NDCG, abs=2e-4)
+
+
+def test_index_wide_statistics_or_reopen_on_this_engine(engine, go_task):
+    """OpenSearch: `--stats index` on 3 shards gives plain searches explicit dfs's hits, and
+    revert restores the settings. Elasticsearch: no search pipelines (refused, exit 2), and
+    `--strategy reopen` round-trips in one call each way."""
+    from qidf_ctl.errors import UsageError
+
+    name = "qidf-matrix-sh3"
+    indexing.create_index(engine, name, shards=3)
+    indexing.bulk_index(engine, name, dict(list(go_task.corpus.items())[:4000]))
+    before = _settings(engine, name)
+    try:
+        if engine.engine.distribution == "opensearch":
+            result = install.apply(engine, name, QlogParams(0.3), mode=Mode.PLUGIN,
+                                   stats="index")
+            assert result.stats == "index"
+            body = {"size": 10, "_source": False,
+                    "query": {"match": {indexing.FIELD: "returns the value of the header"}}}
+            plain = engine.request("POST", f"/{name}/_search", body)["hits"]["hits"]
+            dfs = engine.request("POST", f"/{name}/_search", body, {
+                "search_type": "dfs_query_then_fetch", "search_pipeline": "_none"})
+            assert [(h["_id"], h["_score"]) for h in plain] == \
+                [(h["_id"], h["_score"]) for h in dfs["hits"]["hits"]]
+            install.revert(engine, name)
+        else:
+            with pytest.raises(UsageError, match="no search pipelines"):
+                install.apply(engine, name, QlogParams(0.3), mode=Mode.PLUGIN, stats="index")
+            result = install.apply(engine, name, QlogParams(0.3), mode=Mode.PLUGIN,
+                                   strategy="reopen")
+            assert result.changed and install.show(engine, name)["params"]["q"] == 0.3
+            install.revert(engine, name, strategy="reopen")
+        assert _settings(engine, name) == before
+    finally:
+        engine.request("DELETE", f"/{name}")

@@ -18,6 +18,7 @@ from qidf_ctl.errors import ClusterError, ConflictError, UsageError
 from qidf_ctl.evaluation import indexing
 from qidf_ctl.install.index_ops import aliases_of, resolves_to
 from qidf_ctl.install.state import similarity_of
+from qidf_ctl.install.strategy import available
 from qidf_ctl.similarity import QlogParams
 from tests import faultrun
 from tests.consistency import assert_consistent, leftovers, snapshot
@@ -120,7 +121,7 @@ def test_close_swaps_under_load_lose_no_write(cluster, engine_url, go_task):
 def test_reserved_characters_never_reach_another_index(cluster, go_task, char):
     fresh_index(cluster, go_task, "qidf-it-idx", docs=50)
     before = flat(cluster, "qidf-it-idx")
-    for strategy in install.Strategy:
+    for strategy in available(cluster.engine):
         with pytest.raises(UsageError):
             apply(cluster, f"qidf-it-idx{char}zzz", QlogParams(0.3), strategy=strategy)
     done = faultrun.run(faultrun.qidf_argv(
@@ -141,7 +142,7 @@ def test_fuzzed_real_names_change_only_the_index_named(cluster, go_task):
     for name in names:
         assert len(name.encode()) <= 255
         fresh_index(cluster, go_task, name, docs=5)
-        strategy = rng.choice(list(install.Strategy))
+        strategy = rng.choice(available(cluster.engine))
         before = snapshot(cluster, name)
         applied = apply(cluster, name, QlogParams(0.3), strategy=strategy)
         assert applied.changed and snapshot(cluster, name).similarity != before.similarity
@@ -163,7 +164,7 @@ def test_data_stream_is_refused_and_gets_no_meta(cluster):
     try:
         backing = cluster.request("GET", "/_data_stream/qidf-it-logs")[
             "data_streams"][0]["indices"][0]["index_name"]
-        for strategy in install.Strategy:
+        for strategy in available(cluster.engine):
             with pytest.raises(ConflictError, match="data stream"):
                 apply(cluster, "qidf-it-logs", QlogParams(0.3), strategy=strategy)
         mapping = cluster.request("GET", index_path(backing, "_mapping"))[backing]["mappings"]

@@ -76,6 +76,7 @@ class FakeEngine:
             settings[f"index.similarity.default.{key}"] = value
         self.add_index(index, settings, mapping or {"properties": {"body": {"type": "text"}}},
                        status=status, docs=docs)
+        self.pipelines: dict[str, dict[str, Any]] = {}  # search pipelines by id
         self.fail_update = fail_update
         self.fail_open_times = fail_open_times
         self._seqs = itertools.count(100)
@@ -171,6 +172,14 @@ class FakeEngine:
                                      "plugins": [{"name": p} for p in self.plugins]},
                               "m1": {"name": "master-1", "roles": ["cluster_manager"],
                                      "plugins": []}}}
+        if method == "GET" and path == "/_nodes/search_pipelines":
+            processors = ([{"type": "qidf_index_statistics"}]
+                          if "qidf-qlog-similarity" in self.plugins else [])
+            return {"nodes": {n: {"name": name, "search_pipelines": {
+                "request_processors": list(processors), "response_processors": []}}
+                for n, name in (("n1", "node-1"), ("m1", "master-1"))}}
+        if parts[:2] == ["_search", "pipeline"]:
+            return self._pipeline(method, parts[2], body)
         if method == "GET" and path == "/_cluster/health":
             return {"status": "green"}
         if method == "GET" and path == "/_cluster/settings":
@@ -232,6 +241,11 @@ class FakeEngine:
             idx.status = "open"
             return {"acknowledged": True}
         if method == "PUT" and api == "_settings":
+            if q.get("reopen") == "true":  # Elasticsearch 8.12+: close, update, open
+                idx.status = "close"
+                self._put_settings(idx, body)
+                idx.status = "open"
+                return {"acknowledged": True}
             return self._put_settings(idx, body)
         if method == "PUT" and api == "_block":
             idx.settings[f"index.blocks.{rest[1]}"] = "true"
@@ -245,6 +259,17 @@ class FakeEngine:
         if method == "GET" and api == "_stats":
             return {"_all": {"total": {"search": {"query_current": 0}}}}
         raise AssertionError(f"unexpected request {method} {path}")
+
+    def _pipeline(self, method: str, pipeline: str, body: Any) -> Any:
+        if method == "PUT":
+            self.pipelines[pipeline] = copy.deepcopy(body)
+            return {"acknowledged": True}
+        if pipeline not in self.pipelines:
+            raise _error(404, "resource_not_found_exception", f"pipeline [{pipeline}] is missing")
+        if method == "DELETE":
+            del self.pipelines[pipeline]
+            return {"acknowledged": True}
+        return {pipeline: copy.deepcopy(self.pipelines[pipeline])}
 
     def _resolve_api(self, name: str) -> dict[str, Any]:
         if name in self.data_streams:
@@ -359,5 +384,6 @@ class FakeEngine:
         return {"_seq_no": seq, "_primary_term": 1}
 
 
-def fake_cluster(engine: FakeEngine, version: str = "2.19.6") -> Cluster:
-    return Cluster(engine, EngineInfo("opensearch", version), "http://fake:9200")
+def fake_cluster(engine: FakeEngine, version: str = "2.19.6",
+                 distribution: str = "opensearch") -> Cluster:
+    return Cluster(engine, EngineInfo(distribution, version), "http://fake:9200")

@@ -21,13 +21,14 @@ def test_the_documented_roles_are_the_code():
     opensearch = roles.opensearch_roles(["code-*"])
     elasticsearch = roles.elasticsearch_roles(["code-*"])
     assert blocks == [opensearch["qidf_operator"], opensearch["qidf_auto_mode"],
-                      opensearch["qidf_clone"], opensearch["qidf_search"],
-                      opensearch["qidf_query_time"], opensearch["qidf_agent"],
+                      opensearch["qidf_clone"], opensearch["qidf_stats"],
+                      opensearch["qidf_search"], opensearch["qidf_query_time"],
+                      opensearch["qidf_agent"],
                       elasticsearch["qidf_operator"], elasticsearch["qidf_search"]]
 
 
 def test_every_action_appears_in_the_per_command_table():
     table = DOC.read_text().split("## Per command", 1)[1].split("\n## ", 1)[0]
     actions = (set(roles.OPERATOR_CLUSTER) | set(roles.OPERATOR_INDEX) | set(roles.OWN_INDEX)
-               | set(roles.CLONE_INDEX) | set(roles.AUTO_MODE_CLUSTER))
+               | set(roles.CLONE_INDEX) | set(roles.AUTO_MODE_CLUSTER) | set(roles.STATS_CLUSTER))
     assert sorted(a for a in actions if f"`{a}`" not in table) == []

@@ -1,7 +1,8 @@
-"""The plugin on a 3-node cluster: ``--mode auto`` when only some data nodes have it, and a
-rolling install on every node during which no search fails.
+"""The plugin on a 3-node cluster: ``--mode auto`` (and ``--stats auto``) when only some
+data nodes have it, a rolling install on every node during which no search fails, and then
+index-wide statistics for plain searches through every node as coordinator.
 
-The two tests run in this order: the first leaves the plugin on one node only, the second
+The tests run in this order: the first leaves the plugin on one node only, the second
 installs it on all three (and every later test may count on it being everywhere).
 """
 
@@ -63,6 +64,13 @@ def test_auto_chooses_painless_when_one_data_node_lacks_the_plugin(
         assert "Painless" in result["mode_reason"], result
         assert "not on every data node" in result["mode_reason"]
         assert install.show(cluster3, load_index)["mode"] == "script"
+        # --stats auto keeps per-shard statistics: the processor is missing on two nodes
+        assert result["stats"] == "shard", result
+        assert all(f"qidf-{p}" in result["stats_reason"] for p in others), result
+        assert any("search_type=dfs_query_then_fetch" in w for w in result["warnings"])
+        stats = qidf(urls[0], "apply", load_index, "--q", "0.3", "--stats", "index")
+        assert stats.returncode == EXIT_FAILED, stats.stderr
+        assert "qidf_index_statistics is missing on" in stats.stderr.strip().splitlines()[-1]
     finally:
         install.revert(cluster3, load_index)
     assert _settings(cluster3, load_index) == before
@@ -92,3 +100,35 @@ def test_rolling_install_fails_no_search(cluster3, nodes_cfg, plugin_zip, load_i
     assert health["status"] == "green" and health["number_of_nodes"] == 3
     mode, reason = install.choose_mode(cluster3, "auto")
     assert mode is Mode.PLUGIN and "all 3 data nodes" in reason
+
+
+def test_stats_auto_gives_plain_searches_through_every_node_index_wide_statistics(
+        cluster3, load_index, urls, go_task):
+    """6 shards x 2 copies on 3 nodes, the processor on every node: `--stats auto` installs
+    qidf's pipeline, and a plain search sent to any node (each the coordinator of its own
+    searches) returns what explicit dfs returns; revert restores the settings exactly."""
+    from .search_load import _post
+
+    before = _settings(cluster3, load_index)
+    done = qidf(urls[0], "apply", load_index, "--q", "0.3", "--json")
+    try:
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["stats"] == "index", result
+        assert result["search_pipeline"] == f"qidf-stats-{load_index}"
+        same = total = 0
+        for i, text in enumerate(query_texts(go_task)[:30]):
+            url = urls[i % len(urls)]
+            body = {"size": 10, "_source": False, "query": {"match": {"text": text}}}
+            plain = _post(url, f"/{load_index}/_search", body)
+            dfs = _post(url, f"/{load_index}/_search?search_type=dfs_query_then_fetch"
+                        "&search_pipeline=_none", body)
+            total += 1
+            same += [(h["_id"], h["_score"]) for h in plain["hits"]["hits"]] == \
+                [(h["_id"], h["_score"]) for h in dfs["hits"]["hits"]]
+        print(f"\n3 nodes, 6 shards: plain search through qidf's pipeline equals explicit "
+              f"dfs on {same}/{total} queries (each node coordinating a third)")
+        assert same == total
+    finally:
+        install.revert(cluster3, load_index)
+    assert _settings(cluster3, load_index) == before

@@ -1,0 +1,185 @@
+"""The index's default search pipeline, through which qidf makes scoring searches use
+index-wide term statistics (``apply --stats index``), with no change to the application.
+
+OpenSearch runs an index's default pipeline (the dynamic setting
+``index.search.default_pipeline``) for every search that names no pipeline of its own. qidf
+puts one pipeline per index, ``qidf-stats-<name>``, whose request processors are the ones
+of the pipeline the index had (copied, in order) followed by the plugin's
+``qidf_index_statistics`` (last, so that it decides on the request the shards will run), and
+whose response and phase processors are that pipeline's. The user's pipeline itself is never
+written; ``revert`` points the index back at it and deletes qidf's.
+
+A default pipeline that does not exist makes every search of the index fail ("Pipeline X is
+not defined"), and the engine lets both happen (it checks neither the setting nor a delete of
+a pipeline in use). So ``converge`` always writes the pipeline before the setting names it,
+and deletes it only after the setting names something else: whichever step a run is stopped
+at, searches keep working, and running it again finishes the change. When the similarity
+changes too, the pipeline is written first (``stage_steps``, before the close or the clone),
+so that a refusal of it stops the change before anything else has happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from qidf_ctl.cluster import Cluster, segment
+from qidf_ctl.errors import ClusterError
+from qidf_ctl.install import index_ops
+from qidf_ctl.install.journal import Journal
+from qidf_ctl.progress import Progress, quiet
+
+PROCESSOR = "qidf_index_statistics"
+SETTING = "index.search.default_pipeline"
+NO_PIPELINE = "_none"  # the setting's own value for "none"
+STAGES = ("request_processors", "response_processors", "phase_results_processors")
+
+
+@dataclass(frozen=True)
+class StatsSide:
+    """One end of a change: the value of ``index.search.default_pipeline`` (None: not set)
+    and, when it names qidf's pipeline, that pipeline's body."""
+
+    setting: str | None
+    body: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> StatsSide | None:
+        return None if data is None else cls(data.get("setting"), data.get("body"))
+
+
+def names_pipeline(setting: str | None) -> bool:
+    """Whether a value of the setting names a pipeline (not unset, not ``_none``)."""
+    return setting not in (None, "", NO_PIPELINE)
+
+
+def setting_of(flat_settings: dict[str, Any]) -> str | None:
+    value = flat_settings.get(SETTING)
+    return None if value is None else str(value)
+
+
+def get_pipeline(cluster: Cluster, pipeline: str) -> dict[str, Any] | None:
+    """The stored body of ``pipeline``; None when it does not exist."""
+    try:
+        found = cluster.request("GET", f"/_search/pipeline/{segment(pipeline)}")
+    except ClusterError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    body = (found or {}).get(pipeline)
+    return dict(body) if isinstance(body, dict) else None
+
+
+def put_pipeline(cluster: Cluster, pipeline: str, body: dict[str, Any]) -> None:
+    cluster.request("PUT", f"/_search/pipeline/{segment(pipeline)}", body)
+
+
+def delete_pipeline(cluster: Cluster, pipeline: str) -> None:
+    try:
+        cluster.request("DELETE", f"/_search/pipeline/{segment(pipeline)}")
+    except ClusterError as exc:
+        if exc.status != 404:
+            raise
+
+
+def compose(key: str, user: str | None, user_body: dict[str, Any] | None) -> dict[str, Any]:
+    """qidf's pipeline for the index ``key``: ``user``'s processors (if the index had a
+    default pipeline), then qidf's request processor."""
+    body: dict[str, Any] = {
+        "description": f"qidf: scoring searches of {key} use index-wide term statistics "
+                       "(dfs_query_then_fetch)"
+                       + (f"; the processors of {user} run first" if user else ""),
+    }
+    source = user_body or {}
+    for stage in STAGES:
+        processors = [dict(p) for p in source.get(stage) or []]
+        if stage == "request_processors":
+            processors.append({PROCESSOR: {"tag": "qidf"}})
+        if processors:
+            body[stage] = processors
+    return body
+
+
+def same_body(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    return (a or {}) == (b or {})
+
+
+def converge(cluster: Cluster, index: str, pipeline: str, side: StatsSide,
+             progress: Progress = quiet) -> bool:
+    """Make ``index`` and qidf's ``pipeline`` what ``side`` says, each part only if it
+    differs: the pipeline written, the setting moved, then the pipeline deleted when nothing
+    names it any more. True when anything changed."""
+    changed = False
+    flat = index_ops.flat_settings(cluster, index) or {}
+    now = setting_of(flat)
+    if side.setting == pipeline and not same_body(get_pipeline(cluster, pipeline), side.body):
+        progress(f"writing the search pipeline {pipeline}")
+        put_pipeline(cluster, pipeline, side.body or {})
+        changed = True
+    if now != side.setting:
+        progress(f"setting {SETTING} of {index} to {side.setting or '(not set)'}")
+        index_ops.put_settings(cluster, index, {SETTING: side.setting})
+        changed = True
+    if side.setting != pipeline and get_pipeline(cluster, pipeline) is not None:
+        progress(f"deleting the search pipeline {pipeline}")
+        delete_pipeline(cluster, pipeline)
+        changed = True
+    return changed
+
+
+def read_side(cluster: Cluster, flat_settings: dict[str, Any], pipeline: str) -> StatsSide:
+    """What an index has now, seen from qidf's pipeline ``pipeline``."""
+    setting = setting_of(flat_settings)
+    return StatsSide(setting, get_pipeline(cluster, pipeline) if setting == pipeline else None)
+
+
+# --- the step of a journaled change ---------------------------------------------------------
+
+STEP = "pipelined"  # journaled right after it; a fault point (``faults``)
+STAGE = "staged"  # qidf's pipeline written before the similarity steps; not journaled
+
+
+def steps(cluster: Cluster, journal: Journal, index: str,
+          progress: Progress) -> list[tuple[str, Callable[[], None], bool]]:
+    """The statistics step of ``journal`` on ``index`` (the one serving the name once the
+    similarity part is done); none when that part does not change."""
+    new = StatsSide.from_dict(journal.stats_new)
+    pid = journal.pipeline
+    if new is None or pid is None:
+        return []
+
+    def run() -> None:
+        converge(cluster, index, pid, new, progress)
+
+    return [(STEP, run, True)]
+
+
+def stage_steps(cluster: Cluster, journal: Journal,
+                progress: Progress) -> list[tuple[str, Callable[[], None], bool]]:
+    """qidf's pipeline written before the index is closed or cloned: nothing names it yet,
+    so it changes no search, and a refusal (a privilege, a node without the processor)
+    stops the change before anything else has."""
+    new = StatsSide.from_dict(journal.stats_new)
+    pid = journal.pipeline
+    if new is None or pid is None or new.setting != pid:
+        return []
+
+    def run() -> None:
+        if not same_body(get_pipeline(cluster, pid), new.body):
+            progress(f"writing the search pipeline {pid}")
+            put_pipeline(cluster, pid, new.body or {})
+
+    return [(STAGE, run, False)]
+
+
+def settle(cluster: Cluster, journal: Journal, index: str, end: str,
+           progress: Progress = quiet) -> None:
+    """Recovery: bring the statistics part to the same end (``old`` or ``new``) as the
+    similarity part."""
+    side = StatsSide.from_dict(journal.stats_new if end == "new" else journal.stats_old)
+    if side is not None and journal.pipeline is not None:
+        converge(cluster, index, journal.pipeline, side, progress)
