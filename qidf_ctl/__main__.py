@@ -1,5 +1,5 @@
 """``python -m qidf_ctl`` is the ``qidf`` command."""
 
-from qidf_ctl.cli import main
+from qidf_ctl.entry import main
 
 main()

@@ -88,6 +88,13 @@ def missing_extra(feature: str, extra: str | None, package: str) -> MissingExtra
 # whatever the HTTP status says.
 AUTH_TYPES = frozenset({"tls_error", "security_exception", "aws_signature"})
 CONFLICT_TYPES = frozenset({"cluster_block_exception", "index_closed_exception"})
+# Refusals an engine answers with HTTP 500 although retrying cannot change them: the request
+# itself does not fit the index (an artificial document its mapping rejects, a bad query).
+DETERMINISTIC_TYPES = frozenset({
+    "mapper_parsing_exception", "strict_dynamic_mapping_exception", "illegal_argument_exception",
+    "parsing_exception", "x_content_parse_exception", "query_shard_exception",
+    "search_parse_exception", "script_exception", "document_parsing_exception",
+})
 
 
 class ClusterError(QidfError):
@@ -106,6 +113,8 @@ class ClusterError(QidfError):
             return EXIT_CONFLICT
         if self.error_type in AUTH_TYPES:
             return EXIT_AUTH
+        if self.error_type in DETERMINISTIC_TYPES and not self.retryable:
+            return EXIT_FAILED  # an engine's 500 for what no retry can change
         if self.retryable or self.status in (429, 502, 503, 504) or (
                 self.status is not None and self.status >= 500):
             return EXIT_UNAVAILABLE

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from qidf_ctl import install
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.engine import process as local_engine
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.install import clone_swap, close_swap
 from qidf_ctl.install.mode import choose_mode
 from qidf_ctl.similarity import Mode, QlogParams, flatten, similarity_value
+from tests.consistency import Snapshot, snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 CLOSE_POINTS = ["leased", "scratch", "journaled", *close_swap.STEPS, "opened.logged",
@@ -60,6 +62,23 @@ def new_similarity(cluster: Cluster, q: float) -> dict[str, Any]:
     """The settings ``qidf apply --q q --mode auto`` installs on this cluster."""
     return flatten(similarity_value(QlogParams(q), auto_mode(cluster),
                                     cluster.engine.default_is_legacy_bm25))
+
+
+def prepare(cluster: Cluster, name: str, operation: str, strategy: str, q: float
+            ) -> tuple[Snapshot, dict[str, Any], dict[str, Any]]:
+    """Put ``name`` in the starting state of ``operation`` (built-in for apply, q-log 0.3 for
+    revert); (its snapshot, the settings it has, those the operation installs)."""
+    shown = install.show(cluster, name)
+    if operation == "apply" and shown["kind"] != "builtin":
+        install.revert(cluster, name, strategy=strategy)
+    if operation == "revert" and shown["kind"] != "qlog":
+        install.apply(cluster, name, QlogParams(0.3), strategy=strategy, mode=auto_mode(cluster))
+    before = snapshot(cluster, name)
+    if operation == "apply":
+        new = new_similarity(cluster, q)
+    else:
+        new = dict((install.show(cluster, name)["record"] or {}).get("previous", {}))
+    return before, before.similarity, new
 
 
 def env(fault: str | None = None) -> dict[str, str]:

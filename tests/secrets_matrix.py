@@ -1,13 +1,16 @@
-"""The secrets matrix of issue 12: secrets with newlines, ``#``, ``/``, ``@``, ``%`` and
-non-latin-1 characters, fed through every option, environment variable and file that takes a
-secret, and (issue 25) through every reference a profile of the user's config file can make
-to one; the unit tests run it against loopback stand-ins, the secured integration tests
-against the real node, each run with ``--verbose`` and ``--trace``. ``leaks`` is the grep:
-any spelling of a secret in any output, the trace file included."""
+"""The secrets matrix of issues 12, 25 and 28: secrets with newlines, ``#``, ``/``, ``@``,
+``%``, non-latin-1 characters, an ``id:key`` pair and secrets of one to three characters, fed
+through every option, environment variable and file that takes a secret, and through every
+reference a profile of the user's config file can make to one; the unit tests run it against
+loopback stand-ins (servers that echo the credentials they decoded among them), the secured
+integration tests against the real node, each run with ``--verbose`` and ``--trace``.
+``leaks`` is the grep: any spelling of a secret in any output, the trace file included, raw,
+encoded or decoded; a short one as a whole token."""
 
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -20,21 +23,40 @@ SECRETS = [
     "quote'\"-and spaces 6",
     "ünïcødé/#@%-7",
     "trailing-newline-8\n",
+    "kid9:Zq-key-9",  # an API key's id:key pair
+    "Zq",  # short secrets: whole tokens only (none is a word qidf's messages use)
+    "é9",
+    "%",
+    "kZ:Q7",
 ]
+SHORT = 4
 
 
 def spellings(secret: str, user: str = "u") -> set[str]:
-    """Every form a secret could be printed in (pieces of multi-line ones too)."""
+    """Every form a secret could be printed in (pieces of multi-line ones and of ``id:key``
+    pairs too, decoded and encoded)."""
     core = secret.rstrip("\n")
     forms = {core, quote(core, safe=""), quote_plus(core, safe=""), repr(core)[1:-1]}
-    forms |= {line for line in core.splitlines() if len(line) >= 4}
-    forms.add(base64.b64encode(f"{user}:{core}".encode()).decode())
-    forms.add(base64.b64encode(core.encode()).decode())
-    return {f for f in forms if len(f) >= 4}
+    forms |= {line for line in core.splitlines() if line.strip()}
+    for text in (f"{user}:{core}", core):
+        forms.add(text)
+        forms.add(base64.b64encode(text.encode()).decode())
+        forms.add(base64.b64encode(text.encode()).decode().rstrip("="))
+    if ":" in core:
+        forms |= set(core.split(":", 1))
+    return {f for f in forms if f.strip()}
 
 
 def leaks(secret: str, output: str, user: str = "u") -> list[str]:
-    return sorted(f for f in spellings(secret, user) if f in output)
+    found = []
+    for form in spellings(secret, user):
+        if len(form) >= SHORT:
+            hit = form in output
+        else:
+            hit = re.search(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", output)
+        if hit:
+            found.append(form)
+    return sorted(found)
 
 
 def channels(secret: str, folder: Path, index: int) -> list[tuple[str, list[str], dict[str, str]]]:
@@ -92,3 +114,17 @@ def profile_channels(secret: str, folder: Path, index: int, user: str = "u"
         found.append((f"profile {kind}", ["--profile", "p"],
                       {"QIDF_CONFIG": str(config), "QIDF_MATRIX_SECRET": secret}))
     return found
+
+
+def report(name: str, runs: int, leaked: int) -> None:
+    """Counts for benchmarks/secrets/matrix.json (``QIDF_SECRETS_REPORT``)."""
+    import json
+    import os
+
+    path = os.environ.get("QIDF_SECRETS_REPORT")
+    if not path:
+        return
+    found = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+    found[name] = {"runs": runs, "secrets": len(SECRETS), "leaks": leaked}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")

@@ -8,16 +8,15 @@ imports them. Every library error becomes one line on stderr and a documented ex
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from typing import Annotated
 
 import typer
 
-from qidf_ctl import __version__
-from qidf_ctl.cli.boundary import DEBUG_ENV, report_error
-from qidf_ctl.cli.output import out
-from qidf_ctl.errors import EXIT_CODES, EXIT_FAILED, EXIT_INTERRUPTED
+from qidf_ctl import __version__, interrupts
+from qidf_ctl.cli.boundary import DEBUG_ENV, report_error, reported, reset_reported
+from qidf_ctl.cli.output import err, out
+from qidf_ctl.errors import EXIT_CODES, EXIT_FAILED, EXIT_INTERRUPTED, QidfError, UsageError
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
 
@@ -46,22 +45,38 @@ def _root(
     change."""
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+def _check_arguments(argv: list[str]) -> None:
+    """Arguments are text: bytes that are not UTF-8 (Python hands them over as lone
+    surrogates) would fail wherever they are encoded, in a header or a URL."""
+    for number, arg in enumerate(argv, 1):
+        if any("\ud800" <= ch <= "\udfff" for ch in arg):
+            raise UsageError(f"argument {number} holds bytes that are not UTF-8 text: give "
+                             "it again in UTF-8")
 
 
-def main() -> None:
-    """Entry point: usage errors also become one line (no usage box, no traceback)."""
-    # A CI job that times out sends SIGTERM: raise KeyboardInterrupt instead of dying, so
-    # that the library's cleanup (reopening an index, releasing a lease) still runs.
-    signal.signal(signal.SIGTERM, _interrupt)
+def run(final: bool = False) -> int:
+    """The command line, as an exit code: usage errors also become one line (no usage box,
+    no traceback). ``final``: this is the process's last act (``qidf_ctl.entry``)."""
+    # A CI job that times out sends SIGTERM: it interrupts like Ctrl-C, waits while a change
+    # runs and, once the change is made, until its result is printed (qidf_ctl.interrupts).
+    interrupts.install()
+    reset_reported()
     try:
+        if interrupts.received():  # during the imports, and a library swallowed it
+            raise KeyboardInterrupt
+        _check_arguments(sys.argv[1:])
         code = app(standalone_mode=False)
+        if code == EXIT_INTERRUPTED and not reported():
+            # typer turns a KeyboardInterrupt in its own parsing into a silent 130
+            report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
     except typer.Exit as exc:
         code = exc.exit_code
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
         code = EXIT_INTERRUPTED
+    except QidfError as exc:  # the arguments themselves, before any command
+        report_error(str(exc), exc.exit_code, type(exc).__name__)
+        code = exc.exit_code
     except Exception as exc:
         # click's (or typer's vendored click's) ClickException and UsageError.
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
@@ -76,4 +91,19 @@ def main() -> None:
                          f"report it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED,
                          "bug")
             code = EXIT_FAILED
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    held = interrupts.held_signal()
+    final_code = interrupts.finish(code, final)
+    if final_code != code:
+        err.print(f"error: interrupted ({held}) after the change was made: it is complete "
+                  "and its result is above; exiting 130" if held else
+                  f"error: interrupted ({interrupts.name()})", markup=False)
+    if not final:
+        interrupts.uninstall()
+    return final_code
+
+
+def main() -> None:
+    """Entry point (in-process: tests, ``qidf_ctl.cli.main``); the installed command is
+    ``qidf_ctl.entry.main``, which sets the signal handler before these imports."""
+    sys.exit(run())

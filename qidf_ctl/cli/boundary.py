@@ -26,8 +26,21 @@ def wants_json() -> bool:
     return "--json" in sys.argv[1:]
 
 
+_reported: list[int] = []  # the codes report_error printed (since reset_reported)
+
+
+def reset_reported() -> None:
+    _reported.clear()
+
+
+def reported() -> bool:
+    """Whether an error line was printed (since ``reset_reported``)."""
+    return bool(_reported)
+
+
 def report_error(message: str, code: int, kind: str = "error") -> None:
     """One line on stderr; with --json, also one JSON object on stdout for CI."""
+    _reported.append(code)
     message = redact(" ".join(message.split()))  # one line, whatever the message held
     if wants_json():
         emit_json({"error": {"message": message, "exit_code": code, "kind": kind}})

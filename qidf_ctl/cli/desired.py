@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from qidf_ctl import interrupts
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import fail_after, one_line_errors
 from qidf_ctl.cli.options import (
@@ -34,8 +35,9 @@ from qidf_ctl.desired import (
     make_plan,
     one_index,
 )
+from qidf_ctl.desired.saved import read_plan
 from qidf_ctl.desired.text import format_apply, format_check, format_plan
-from qidf_ctl.errors import UsageError
+from qidf_ctl.errors import NotFoundError, UsageError
 from qidf_ctl.formula import IdfForm
 
 ENV_FILE = "QIDF_FILE"
@@ -154,16 +156,12 @@ def _load_plan_or_state(path: str, conn: ClusterOptions, json_out: bool
                         ) -> tuple[Plan, Connections, bool]:
     """A saved plan (JSON) is applied as it is; a desired-state file is planned now."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
+        plan = read_plan(path)
+    except NotFoundError:
         load(path)  # the one not-found message
         raise
-    if text.lstrip().startswith("{"):
-        try:
-            plan = Plan.from_dict(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path} is not valid JSON: {exc}") from None
-        profiles = {name: Profile(**p) for name, p in plan.profiles.items()}
+    if plan is not None:
+        profiles = {name: Profile(**{"name": name, **p}) for name, p in plan.profiles.items()}
         return plan, Connections(profiles, fallback=conn.settings,
                                  connect=conn.connect_settings), True
     state = load(path)
@@ -196,6 +194,7 @@ def apply_file(file: str | None, *, index: str | None, q: str | None, conn: Clus
     if not json_out:
         _print(format_plan(plan))
         _print("")
+    interrupts.hold_when_changed()
     with step_status(quiet=json_out) as progress:
         report = apply_plan(plan, conns, saved=saved, progress=progress)
     if json_out:

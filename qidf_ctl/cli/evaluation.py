@@ -31,8 +31,10 @@ QrelsOpt = Annotated[str, typer.Option(
 FieldOpt = Annotated[str | None, typer.Option(
     "--field", help="Text field to search (default: the index's only text field).")]
 MaxQueries = Annotated[int | None, typer.Option(
-    "--max-queries", help="Evaluate a seeded sample of this many judged queries.")]
-Seed = Annotated[int, typer.Option("--seed", help="Seed of the query sample and bootstrap.")]
+    "--max-queries", min=1, help="Evaluate a seeded sample of this many judged queries.")]
+Seed = Annotated[int, typer.Option("--seed", min=0,
+                                   help="Seed of the query sample and bootstrap.")]
+MAX_HITS = 10_000  # the engines' index.max_result_window default
 QueryTimeOpt = Annotated[bool, typer.Option(
     "--query-time", help="Build q-log into each query (boosted term clauses) instead of "
     "installing it: the index is not changed, search privileges suffice "
@@ -49,16 +51,17 @@ def eval_cmd(
     qrels: QrelsOpt,
     field: FieldOpt = None,
     depth: Annotated[int, typer.Option(
-        help="Hits per query; the token-budget walk stops here too.")] = evaluate.DEFAULT_DEPTH,
+        min=1, max=MAX_HITS, help="Hits per query; the token-budget walk stops here too.")]
+    = evaluate.DEFAULT_DEPTH,
     budget: Annotated[int, typer.Option(
-        help="Token budget of Recall@8K-tokens.")] = DEFAULT_BUDGET,
+        min=1, max=10_000_000, help="Token budget of Recall@8K-tokens.")] = DEFAULT_BUDGET,
     token_counter: Annotated[str, typer.Option(
         "--token-counter", help=f"Token counter: {' or '.join(COUNTERS)} "
         "(cl100k: tiktoken's GPT-4 BPE, offline; regex: its pre-tokens, a lower bound).")]
     = "cl100k",
     baseline: Annotated[str | None, typer.Option(
         "--baseline", help="TREC run to compare with: paired bootstrap on NDCG@10.")] = None,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")]
+    resamples: Annotated[int, typer.Option(min=1, max=1_000_000, help="Bootstrap resamples.")]
     = DEFAULT_RESAMPLES,
     seed: Seed = 0,
     max_queries: MaxQueries = None,
@@ -167,6 +170,10 @@ def sweep_cmd(
     q_grid = sweep_lib.parse_grid(grid)
     fixed_reference = _fixed_reference(reference)
     joint_grids = _joint_grids(k1_grid, b_grid, plot)
+    if joint_grids is not None:
+        from qidf_ctl.evaluation.joint import joint_grid
+
+        joint_grid(q_grid, *joint_grids)  # the joint grid is bounded before any work
     if query_time and joint_grids is not None:
         raise UsageError("--query-time sweeps q only: k1 and b are the index's own BM25 "
                          "parameters, which query time does not change (drop --k1-grid/--b-grid "

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from qidf_ctl import install
+from qidf_ctl import install, interrupts
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, with_cluster
@@ -32,6 +32,7 @@ def recover_cmd(
 
     Example: qidf recover code-search --force
     """
+    interrupts.hold_when_changed()
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
         result = install.recover(cluster, index, force=force, progress=progress)

@@ -41,7 +41,8 @@ def render_cmd(
     pattern: Annotated[list[str] | None, typer.Option(
         "--pattern", help="Index pattern of the template (--format template); repeat for "
         "several.")] = None,
-    priority: Annotated[int, typer.Option(help="Priority of the index template.")] = 100,
+    priority: Annotated[int, typer.Option(min=0, help="Priority of the index template.")]
+    = 100,
     data_stream: Annotated[bool, typer.Option(
         "--data-stream", help="Make the index template a data stream template.")] = False,
     json_out: Json = False,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
+from qidf_ctl import textfile
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Form, IndexArg, Json, with_cluster
@@ -24,11 +24,11 @@ def _filters(texts: list[str]) -> list[dict[str, Any]]:
     out_: list[dict[str, Any]] = []
     for text in texts:
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
+            value = textfile.loads_json(text)  # strict: no NaN, no nesting past the parser
+        except ValueError as exc:
             raise UsageError(f"--filter must be a JSON query object such as "
-                             f"'{{\"term\": {{\"lang\": \"go\"}}}}': {exc.msg} in "
-                             f"{text!r}") from None
+                             f"'{{\"term\": {{\"lang\": \"go\"}}}}': {exc} in "
+                             f"{textfile.shown(text)}") from None
         if not isinstance(value, dict) or len(value) != 1:
             raise UsageError(f"--filter must be one JSON query object with one key, got {text!r}")
         out_.append(value)
@@ -64,14 +64,15 @@ def search_cmd(
     field: Annotated[str | None, typer.Option(
         "--field", help="Text field to search (default: the index's only text field).")]
     = None,
-    size: Annotated[int, typer.Option("--size", help="Hits to return.")] = 10,
+    size: Annotated[int, typer.Option("--size", min=1, max=10_000, help="Hits to return.")]
+    = 10,
     form: Form = IdfForm.LUCENE.value,
     stats: Annotated[str, typer.Option(
         "--stats", help="Statistics the boosts use: shard (one shard's, what default search "
         "scores with), index (index-wide, searched with dfs_query_then_fetch), or auto "
         "(shard on one shard, else index).")] = "auto",
     shard: Annotated[int, typer.Option(
-        "--shard", help="With --stats shard: the shard whose statistics to use.")] = 0,
+        "--shard", min=0, help="With --stats shard: the shard whose statistics to use.")] = 0,
     filters: Annotated[list[str] | None, typer.Option(
         "--filter", help="A JSON query that restricts the hits without scoring, e.g. "
         "'{\"term\": {\"lang\": \"go\"}}' (repeatable).")] = None,

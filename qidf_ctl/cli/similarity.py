@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from qidf_ctl import install
+from qidf_ctl import install, interrupts
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.desired import apply_file
@@ -117,6 +117,7 @@ def apply_cmd(
     cluster = conn.connect()
     install.check_supported(cluster.engine, strategy)
     chosen, reason = install.choose_mode(cluster, mode)
+    interrupts.hold_when_changed()
     with step_status(quiet=json_out) as progress:
         result = install.apply(cluster, index, params, mode=chosen, strategy=strategy,
                                field_name=field, dry_run=dry_run, progress=progress,
@@ -154,6 +155,7 @@ def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: s
         chosen, reason = install.choose_mode(cluster, mode)
         if not json_out:
             err.print(f"q auto: {prediction.reason}", markup=False)
+    interrupts.hold_when_changed()
     with step_status(quiet=json_out) as progress:
         result = install.apply_auto(cluster, index, decided, decision=prediction.record(),
                                     mode=chosen, strategy=strategy, field_name=field,
@@ -183,6 +185,7 @@ def revert_cmd(
 
     Example: qidf revert code-search --strategy clone
     """
+    interrupts.hold_when_changed()
     cluster = conn.connect()
     with step_status(quiet=json_out) as progress:
         result = install.revert(cluster, index, strategy=strategy, dry_run=dry_run,

@@ -31,7 +31,8 @@ Sample = Annotated[int | None, typer.Option(
     "--sample", min=1, help="Read N documents instead of all: the longest N/5 in full, the "
     "rest a seeded uniform sample; densities come with 95% intervals (the default above "
     f"{stats.EXACT_LIMIT:,} documents, with N = {stats.DEFAULT_SAMPLE:,}).")]
-Seed = Annotated[int, typer.Option("--seed", help="Seed of the sample and of the bootstrap.")]
+Seed = Annotated[int, typer.Option("--seed", min=0,
+                                   help="Seed of the sample and of the bootstrap.")]
 Exact = Annotated[bool, typer.Option(
     "--exact", help="Read every document, however large the index.")]
 PredictorOpt = Annotated[str, typer.Option(

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import base64
 
-from qidf_ctl.cluster.redact import register_basic, register_secret
+from qidf_ctl.cluster.redact import (
+    register_api_key,
+    register_basic,
+    register_secret,
+    register_token,
+)
 from qidf_ctl.errors import UsageError
 
 
@@ -36,6 +41,7 @@ def _token(value: str, what: str) -> str:
 def api_key(value: str) -> str:
     """``ApiKey <base64 id:key>`` (Elasticsearch; OpenSearch 3.7+). An ``id:key`` pair is
     encoded for the user, as elasticsearch-py does for a tuple."""
+    register_api_key(value)  # both forms and both parts, before any check can fail
     key = _token(value, "API key")
     if ":" in key:
         key = base64.b64encode(key.encode()).decode("ascii")
@@ -46,7 +52,8 @@ def api_key(value: str) -> str:
 def bearer(value: str) -> str:
     """``Bearer <token>``: a JWT (OpenSearch security's jwt auth domain, Elasticsearch
     token service) or another bearer token the cluster accepts."""
-    register_secret(value)
+    register_token(value)
     if value.strip().lower().startswith("bearer "):  # pasted with its scheme
         value = value.strip()[7:]
+        register_token(value)
     return f"Bearer {_token(value, 'bearer token')}"

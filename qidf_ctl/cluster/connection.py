@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from qidf_ctl.cluster import secrets
 from qidf_ctl.cluster.proxies import proxy_for
-from qidf_ctl.cluster.redact import redact
+from qidf_ctl.cluster.redact import redact, register_basic
 from qidf_ctl.cluster.sigv4 import SERVICES
 from qidf_ctl.cluster.tls import check_file, normalise_fingerprint
 from qidf_ctl.cluster.url import parse_url
@@ -46,7 +46,15 @@ ENV = {
 
 
 def _env(name: str) -> str | None:
-    return os.environ.get(ENV[name]) or None
+    value = os.environ.get(ENV[name]) or None
+    if value and not _is_text(value):
+        raise UsageError(f"{ENV[name]} holds bytes that are not UTF-8 text: set it again")
+    return value
+
+
+def _is_text(value: str) -> bool:
+    """False for the lone surrogates Python makes of bytes that are not UTF-8."""
+    return not any("\ud800" <= ch <= "\udfff" for ch in value)
 
 
 def cloud_id_url(cloud_id: str) -> str:
@@ -152,6 +160,17 @@ class ConnectionSettings:
     ) -> ConnectionSettings:
         """Options first, then the QIDF_* environment variables (``ENV``), then defaults;
         everything checked, nothing sent."""
+        given = {"url": url, "username": username, "password": password,
+                 "password_file": password_file, "api_key": api_key,
+                 "api_key_file": api_key_file, "ca_certs": ca_certs,
+                 "bearer_token": bearer_token, "bearer_token_file": bearer_token_file,
+                 "cloud_id": cloud_id, "aws_region": aws_region, "aws_service": aws_service,
+                 "client_cert": client_cert, "client_key": client_key, "proxy": proxy,
+                 "ssl_assert_fingerprint": ssl_assert_fingerprint}
+        for name, value in given.items():
+            if isinstance(value, str) and not _is_text(value):  # typer read it from ENV too
+                raise UsageError(f"--{name.replace('_', '-').replace('username', 'user')} "
+                                 f"(or {ENV[name]}) holds bytes that are not UTF-8 text")
         url = url or _env("url")
         cloud_id = cloud_id or _env("cloud_id")
         if url and cloud_id:
@@ -170,6 +189,8 @@ class ConnectionSettings:
             "bearer token", bearer_token if bearer_token is not None else _env("bearer_token"),
             bearer_token_file or _env("bearer_token_file"), "--bearer-token",
             "--bearer-token-file")
+        if username and password:  # "user:password" and its base64 before any message
+            register_basic(username, password)
         aws_region = (aws_region or _env("aws_region") or "").strip() or None
         aws_service = (aws_service or _env("aws_service") or "es").strip().lower()
         _check_auth(username, password, api_key, bearer_token, aws_region, aws_service)

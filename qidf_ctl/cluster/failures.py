@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from qidf_ctl.cluster import privileges
-from qidf_ctl.cluster.redact import redact
+from qidf_ctl.cluster.redact import redact, redact_external, redact_tree
 from qidf_ctl.errors import ClusterError
 
 MAX_DETAIL = 160
@@ -58,7 +58,7 @@ def _text(chain: list[BaseException]) -> str:
 
 def short(text: str, limit: int = MAX_DETAIL) -> str:
     """``text`` on one line, at most ``limit`` characters, cut at a word boundary."""
-    text = redact(" ".join(str(text).split()))
+    text = redact_external(" ".join(str(text).split()))
     if len(text) <= limit:
         return text
     cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:(")
@@ -150,8 +150,11 @@ def _looks_like_html(info: Any) -> bool:
 
 def from_status(status: int, info: Any, url: str, path: str = "",
                 distribution: str = "opensearch") -> ClusterError:
-    """One line from an HTTP error answer: its cause, and what to do about it."""
+    """One line from an HTTP error answer: its cause, and what to do about it. The answer
+    is redacted before any part of it is read: a server (or a proxy) may echo the
+    credentials it decoded."""
     url = redact(url)
+    info = redact_tree(info)
     error_type, reason = "", ""
     if isinstance(info, dict):
         err = info.get("error")

@@ -13,7 +13,7 @@ from typing import Any
 
 from qidf_ctl.cluster.client import Cluster
 from qidf_ctl.cluster.names import index_path
-from qidf_ctl.errors import ConflictError, NotFoundError, UsageError
+from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
 
 TEXT_TYPES = ("text", "match_only_text")
 
@@ -129,3 +129,39 @@ def describe_index(cluster: Cluster, name: str, *, read_status: bool = True) -> 
         description.meta = dict(mapping.get("_meta") or {})
         description.fields = {f.path: f for f in walk_mapping(mapping.get("properties", {}))}
     return description
+
+
+# (id of the cluster object, index) -> the data stream timestamp field its documents need
+_STREAM_TIMESTAMP: dict[tuple[int, str], str] = {}
+
+
+def _stream_timestamp(cluster: Cluster, index: str) -> str | None:
+    """The timestamp field a data stream's backing index requires in every document."""
+    mapping = cluster.request("GET", index_path(index, "_mapping"))[index]["mappings"]
+    marker = mapping.get("_data_stream_timestamp") or {}
+    if not marker.get("enabled"):
+        return None
+    return str((marker.get("timestamp_field") or {}).get("name") or "@timestamp")
+
+
+def artificial_termvectors(cluster: Cluster, index: str, body: dict[str, Any],
+                           params: dict[str, str] | None = None) -> Any:
+    """``_termvectors`` of an artificial document (``body["doc"]``). A data stream's backing
+    index rejects a document without the stream's timestamp field (mapper_parsing_exception,
+    HTTP 500); there the document gets the epoch in that field, which changes no term of
+    the fields asked for."""
+    key = (id(cluster), index)
+    path = index_path(index, "_termvectors")
+    if key in _STREAM_TIMESTAMP:
+        body = {**body, "doc": {**body["doc"], _STREAM_TIMESTAMP[key]: 0}}
+        return cluster.request("POST", path, body, params)
+    try:
+        return cluster.request("POST", path, body, params)
+    except ClusterError as exc:
+        if exc.error_type != "mapper_parsing_exception":
+            raise
+        field_name = _stream_timestamp(cluster, index)
+        if field_name is None or field_name in body["doc"]:
+            raise
+        _STREAM_TIMESTAMP[key] = field_name
+    return artificial_termvectors(cluster, index, body, params)

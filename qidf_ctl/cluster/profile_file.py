@@ -17,9 +17,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from qidf_ctl.cluster.profiles import KEYS_BY_NAME, SECRET_KEYS, Profile
+from qidf_ctl.cluster.url import parse_url
 from qidf_ctl.errors import NotFoundError, UsageError
 
 if sys.version_info >= (3, 11):
@@ -67,7 +67,7 @@ def parse_profile(name: str, raw: Any, source: str, base: Path) -> Profile:
     if not {"url", "url_env", "cloud_id"} & set(values):
         raise UsageError(f"{where}: give url (or url_env), or cloud_id")
     for key in ("url", "proxy"):
-        if key in values and _has_password(values[key]):
+        if key in values and _has_password(values[key], f"{where}: {key}"):
             raise UsageError(f"{where}: {key} holds a password: secrets never go in this "
                              "file; use user and password_env instead"
                              if key == "url" else
@@ -79,11 +79,12 @@ def parse_profile(name: str, raw: Any, source: str, base: Path) -> Profile:
     return Profile(name=name, source=source, **values)
 
 
-def _has_password(url: str) -> bool:
-    try:
-        return urlsplit(url).password is not None
-    except ValueError:
-        return "@" in url
+def _has_password(url: str, where: str) -> bool:
+    """Whether ``url`` (parsed as strictly as on the command line) holds a password; a URL
+    that does not parse is refused here, naming the file and key."""
+    if url.strip().lower() == "none":  # a proxy of "none" connects directly
+        return False
+    return parse_url(url, where).password is not None
 
 
 def parse_profiles(raw: Any, source: str, base: Path) -> dict[str, Profile]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from qidf_ctl.cluster import privileges
+from qidf_ctl.cluster.redact import redact_external, redact_tree
 from qidf_ctl.errors import ClusterError
 
 # Subtrees that hold documents or index definitions, never the engine's own errors.
@@ -71,6 +72,7 @@ def refusal(path: str, resp: Any, distribution: str = "opensearch") -> ClusterEr
     refused = _refusals(resp) if isinstance(resp, (dict, list)) else []
     if not refused:
         return None
+    refused = redact_tree(refused)  # a server may echo the credentials it decoded
     found = privileges.parse(refused)
     text = (privileges.message(found, path, distribution) if found else
             f"permission denied inside the answer to {_api(path)}: "
@@ -91,7 +93,7 @@ def close_failure(resp: Any, index: str) -> ClusterError | None:
     denied = refusal(f"/{index}/_close", resp)
     if denied is not None:
         return denied
-    reasons = [str((f.get("reason") or {}).get("reason", "")) for f in
+    reasons = [redact_external(str((f.get("reason") or {}).get("reason", ""))) for f in
                _shard_failures(resp if isinstance(resp, dict) else {})]
     detail = f": {reasons[0]}" if reasons and reasons[0] else ""
     return ClusterError(f"the engine did not acknowledge closing {index!r}{detail}",

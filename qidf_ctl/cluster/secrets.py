@@ -8,10 +8,11 @@ later. No message here ever contains the secret, and every secret read is regist
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from qidf_ctl.cluster.redact import register_secret
+from qidf_ctl import textfile
+from qidf_ctl.cluster.redact import register_api_key, register_secret, register_token
 from qidf_ctl.errors import UsageError
+
+MAX_SECRET_BYTES = 64 << 10  # a password, key or token is one line; a JWT a few KiB
 
 
 def _check_text(text: str, where: str) -> str:
@@ -25,24 +26,24 @@ def _check_text(text: str, where: str) -> str:
     return text
 
 
+def _register(text: str, what: str) -> None:
+    """Register ``text`` with the forms its kind can be echoed in (redact)."""
+    {"API key": register_api_key, "bearer token": register_token}.get(what, register_secret)(
+        text)
+
+
 def read_file(path: str, what: str, option: str) -> str:
-    """The secret in ``path``: its text without the final line break."""
-    where = f"{what} file {path} ({option})"
-    try:
-        raw = Path(path).expanduser().read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{where} is not UTF-8 text") from None
-    text = text.removeprefix("\ufeff")
+    """The secret in ``path``: its text without the final line break. The file is read like
+    every other input (``qidf_ctl.textfile``: a missing file is not found, exit 5; a folder,
+    binary or UTF-16 content a usage error), and no message quotes what it holds."""
+    file = textfile.read(path, f"{what} file", option, max_bytes=MAX_SECRET_BYTES)
+    text = file.text
     if text.endswith("\r\n"):
         text = text[:-2]
     elif text.endswith("\n"):
         text = text[:-1]
-    register_secret(text)
-    return _check_text(text, where)
+    _register(text, what)
+    return _check_text(text, file.label)
 
 
 def read_secret(what: str, value: str | None, path: str | None, option: str,
@@ -55,5 +56,5 @@ def read_secret(what: str, value: str | None, path: str | None, option: str,
         return read_file(path, what, file_option)
     if value is None:
         return None
-    register_secret(value)
+    _register(value, what)
     return _check_text(value, f"the {what} given with {option}")

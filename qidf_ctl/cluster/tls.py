@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 import ssl
-from pathlib import Path
 
+from qidf_ctl import textfile
 from qidf_ctl.errors import UsageError
 
 _HEX = re.compile(r"[0-9a-f]{64}")
@@ -35,10 +35,10 @@ def normalise_fingerprint(value: str) -> str:
 
 
 def check_file(path: str, option: str) -> str:
-    """``path`` if it is a readable file; else a one-line usage error naming ``option``."""
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise UsageError(f"{option} {path}: no such file")
+    """``path`` if it is a readable file; else one line naming ``option``: not found (exit
+    5) when nothing is there, a usage error (exit 2) for a folder or an unreadable file
+    (``qidf_ctl.textfile``, as for every file a user names)."""
+    p, _ = textfile.check_file(path, "PEM file", option)
     try:
         with p.open("rb") as fh:
             fh.read(1)

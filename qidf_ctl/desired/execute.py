@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from qidf_ctl import install
+from qidf_ctl import install, interrupts
 from qidf_ctl.cluster import segment
 from qidf_ctl.desired import render, templates
 from qidf_ctl.desired.connections import Connections
@@ -126,8 +126,8 @@ def apply_plan(plan: Plan, conns: Connections, *, saved: bool = False,
         if not item.changes:
             report.unchanged.append(describe(item))
             continue
-        if report.failed is not None:
-            report.not_attempted.append(describe(item))
+        if report.failed is not None or interrupts.held_signal():
+            report.not_attempted.append(describe(item))  # a signal: no further change
             continue
         progress(f"{describe(item)}: {item.action}")
         try:

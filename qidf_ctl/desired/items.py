@@ -117,18 +117,11 @@ class Plan:
                 "items": [i.as_dict() for i in self.items]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Plan:
-        if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
-            raise UsageError(f"not a qidf plan (expected \"format\": \"{PLAN_FORMAT}\"): "
-                             "write one with qidf plan -f qidf.toml --out plan.json")
-        if not data.get("measured", True):
-            raise UsageError("this plan was made without predicting q (by check): "
-                             "make one with qidf plan")
-        items = [PlanItem(**item) for item in data.get("items", [])]
-        return cls(data.get("source", ""), data.get("sha256", ""), items,
-                   data.get("profiles", {}), data.get("clusters", {}),
-                   data.get("notes", []), data.get("created_at", ""),
-                   data.get("qidf_version", ""), True)
+    def from_dict(cls, data: Any, source: str = "the saved plan") -> Plan:
+        """A plan from the JSON ``as_dict`` wrote, checked strictly (``desired.saved``)."""
+        from qidf_ctl.desired.saved import plan_from_dict  # saved builds on this module
+
+        return plan_from_dict(data, source)
 
 
 def index_fingerprint(state: SimilarityState) -> str:

@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from qidf_ctl import textfile
 from qidf_ctl.cluster import check_name
 from qidf_ctl.cluster.profile_file import parse_profiles
 from qidf_ctl.desired import spec
 from qidf_ctl.desired.model import DesiredState, Profile, Similarity, Target
 from qidf_ctl.errors import NotFoundError, UsageError
 from qidf_ctl.formula import InvalidParameter
+from qidf_ctl.textfile import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,7 +34,7 @@ class DesiredStateError(UsageError):
 def check_pattern(pattern: str) -> str:
     """A wildcard index pattern: ``*`` allowed, everything else as for an exact name."""
     if not isinstance(pattern, str) or not pattern.strip("*"):
-        raise UsageError(f"pattern {pattern!r} must name something besides '*' (qidf does "
+        raise UsageError(f"pattern {shown(pattern)} must name something besides '*' (qidf does "
                          "not manage every index of a cluster at once)")
     check_name(pattern.replace("*", "x"), "pattern")
     return pattern
@@ -65,12 +67,12 @@ class _Reader:
         }.get(kind, False)
         if not ok:
             kind_text = key.type_name.replace("`", "").replace(" \\| ", " or ")  # markdown
-            raise self.fail(where, f"{key.name} must be a {kind_text}, got {raw!r}")
+            raise self.fail(where, f"{key.name} must be a {kind_text}, got {shown(raw)}")
         if kind == "number" and not math.isfinite(raw):
-            raise self.fail(where, f"{key.name} must be finite, got {raw!r}")
+            raise self.fail(where, f"{key.name} must be finite, got {shown(raw)}")
         if key.choices and raw not in key.choices:
             raise self.fail(where, f"{key.name} must be one of {', '.join(key.choices)}, "
-                            f"got {raw!r}")
+                            f"got {shown(raw)}")
         return raw
 
     def table(self, where: str, raw: Any, keys: dict[str, spec.Key]) -> dict[str, Any]:
@@ -83,7 +85,7 @@ class _Reader:
                                 f"in, so secrets never go in it; use "
                                 f"{spec.SECRET_KEYS[name]}")
             if name not in keys:
-                raise self.fail(where, f"unknown key {name!r}{_suggest(name, list(keys))}")
+                raise self.fail(where, f"unknown key {shown(name)}{_suggest(name, list(keys))}")
             out[name] = self.value(where, keys[name], value)
         return out
 
@@ -96,6 +98,24 @@ def _profiles(raw: Any, source: str, base: Path) -> dict[str, Profile]:
         raise DesiredStateError(str(exc)) from None
 
 
+def _text_only(reader: _Reader, value: Any, where: str = "top level") -> None:
+    """Strings hold characters: a NUL (TOML's ``"\\u0000"``) is no part of any name, path or
+    URL (``Path.resolve`` raises on one), and a lone surrogate (in text a Python caller
+    passes to ``parse``) can be encoded into no request or message."""
+    if isinstance(value, str):
+        if "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
+            raise reader.fail(where, f"the string {shown(value)} holds a NUL or a lone "
+                              "surrogate (\\ud800-\\udfff) escape: no name, path or URL "
+                              "holds one")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _text_only(reader, key, where)
+            _text_only(reader, item, where)
+    elif isinstance(value, list):
+        for item in value:
+            _text_only(reader, item, where)
+
+
 def _selector(reader: _Reader, where: str, raw: dict[str, Any]) -> tuple[str, str]:
     chosen = [k for k in spec.SELECTORS if k in raw]
     if len(chosen) != 1:
@@ -105,7 +125,7 @@ def _selector(reader: _Reader, where: str, raw: dict[str, Any]) -> tuple[str, st
     kind = chosen[0]
     name = raw[kind]
     if not isinstance(name, str):
-        raise reader.fail(where, f"{kind} must be a string, got {name!r}")
+        raise reader.fail(where, f"{kind} must be a string, got {shown(name)}")
     try:
         if kind == "pattern":
             check_pattern(name)
@@ -184,7 +204,7 @@ def _target(reader: _Reader, number: int, raw: Any, defaults: dict[str, Any],
     cluster = values.get("cluster")
     if cluster is not None and cluster not in profiles:
         known = ", ".join(sorted(profiles)) or "none defined"
-        raise reader.fail(where, f"cluster {cluster!r} is not a [clusters.NAME] profile "
+        raise reader.fail(where, f"cluster {shown(cluster)} is not a [clusters.NAME] profile "
                           f"(profiles: {known})")
     patterns = tuple(values.get("patterns", ()))
     try:
@@ -209,14 +229,18 @@ def parse(text: str, source: str = "qidf.toml", base: Path | None = None) -> Des
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DesiredStateError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise DesiredStateError(f"{source}: not valid TOML: arrays or tables nested deeper "
+                                "than qidf reads") from None
+    _text_only(reader, data)
     top = {k.name: k for k in spec.TOP_KEYS}
     for key in data:
         if key not in top:
-            raise reader.fail("top level", f"unknown key {key!r}{_suggest(key, list(top))}")
+            raise reader.fail("top level", f"unknown key {shown(key)}{_suggest(key, list(top))}")
     version = data.get("version", spec.FORMAT_VERSION)
     if version != spec.FORMAT_VERSION:
         raise reader.fail("top level", f"version must be {spec.FORMAT_VERSION}, got "
-                          f"{version!r} (a newer qidf wrote it?)")
+                          f"{shown(version)} (a newer qidf wrote it?)")
     profiles = _profiles(data.get("clusters"), source, base or Path.cwd())
     defaults = reader.table("[defaults]", data.get("defaults", {}), spec.SIMILARITY_BY_NAME)
     raw_targets = data.get("target", [])
@@ -240,15 +264,12 @@ def parse(text: str, source: str = "qidf.toml", base: Path | None = None) -> Des
 
 def load(path: str | Path) -> DesiredState:
     """Read and validate a desired-state file."""
-    file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NotFoundError(f"desired-state file {str(file)!r} not found: write one (see "
+        file = textfile.read(path, "desired-state file", "-f")
+    except NotFoundError:
+        raise NotFoundError(f"desired-state file {str(path)!r} not found: write one (see "
                             "docs/how-to/gitops.md) or give its path with -f") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {str(file)!r}: {exc}") from None
-    return parse(text, str(file), file.resolve().parent)
+    return parse(file.text, file.path, Path(file.path).expanduser().resolve().parent)
 
 
 def one_index(index: str, values: dict[str, Any]) -> DesiredState:

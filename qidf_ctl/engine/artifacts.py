@@ -86,9 +86,11 @@ def fetch(deps: list[Coordinate], dest: Path, *, with_poms: bool = False) -> lis
             f"{DEPENDENCY_PLUGIN}:copy-dependencies", "-DexcludeTransitive=true",
             f"-DoutputDirectory={dest}", f"-Dmdep.copyPom={'true' if with_poms else 'false'}",
         ]
-        offline = subprocess.run([*base, "-o"], capture_output=True, text=True)
+        offline = subprocess.run([*base, "-o"], capture_output=True, text=True,
+                                 stdin=subprocess.DEVNULL)
         if offline.returncode != 0:
-            online = subprocess.run(base, capture_output=True, text=True)
+            online = subprocess.run(base, capture_output=True, text=True,
+                                    stdin=subprocess.DEVNULL)
             if online.returncode != 0:
                 lines = [ln for ln in (online.stdout + online.stderr).splitlines()
                          if "ERROR" in ln]

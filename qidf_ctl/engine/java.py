@@ -14,7 +14,8 @@ from qidf_ctl.errors import EngineError
 
 def _java_major(java: Path) -> int | None:
     try:
-        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([str(java), "-version"], capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)

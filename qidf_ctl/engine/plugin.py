@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from qidf_ctl import textfile
 from qidf_ctl.engine import process
 from qidf_ctl.engine.config import EngineConfig
 from qidf_ctl.engine.java import find_java
 from qidf_ctl.engine.layout import NodeSpec
 from qidf_ctl.engine.rolling import NodeChange, restart_each
-from qidf_ctl.errors import EngineError, UsageError
+from qidf_ctl.errors import EngineError, NotFoundError
 from qidf_ctl.install.mode import PLUGIN_NAME
 from qidf_ctl.progress import Progress, quiet
 
@@ -42,7 +43,7 @@ def build(cfg: EngineConfig, *, skip_tests: bool = False) -> Path:
         )
     args = ["bash", str(BUILD_SCRIPT), build_argument(cfg)] + (
         ["--skip-tests"] if skip_tests else [])
-    proc = subprocess.run(args, capture_output=True, text=True)
+    proc = subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines or not lines[-1].endswith(".zip"):
         tail = [ln for ln in proc.stderr.splitlines() if "ERROR" in ln or "error" in ln]
@@ -57,7 +58,7 @@ def _tool(spec: NodeSpec, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "JAVA_HOME": java_home, cfg.flavor.env_java: java_home,
            cfg.flavor.env_conf: str(spec.config)}
     return subprocess.run([str(spec.dist / "bin" / cfg.flavor.plugin_tool), *args], env=env,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
 def _remove(spec: NodeSpec) -> None:
@@ -84,8 +85,10 @@ def install_local(cfg: EngineConfig, zip_path: Path, progress: Progress = quiet,
     """Install (or replace) the plugin on every node of the local engine (or on ``ports``
     only) and restart them: one node at a time when a cluster runs, so it stays available.
     A local engine that is not running is started."""
-    if not zip_path.is_file():
-        raise UsageError(f"plugin zip {zip_path} not found: build it with `qidf plugin build`")
+    if not zip_path.exists():
+        raise NotFoundError(f"plugin zip {zip_path} not found: build it with `qidf plugin "
+                            "build`")
+    textfile.check_file(str(zip_path), "plugin zip")  # a folder is a usage error
     steps = restart_each(cfg, _installer(zip_path), ports, progress, probe=_probe(cfg))
     return {**process.status(cfg), "restarts": steps}
 

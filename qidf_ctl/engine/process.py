@@ -27,13 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from qidf_ctl.engine import local_http
-from qidf_ctl.engine.assemble import assemble, make_readable
+from qidf_ctl.engine import local_http, node_user
+from qidf_ctl.engine.assemble import assemble
 from qidf_ctl.engine.config import (
     ENV_JAVA_OPTS,
     EXTRA_START_TIMEOUT_PER_NODE_S,
     FLAVORS,
-    RUN_AS_WHEN_ROOT,
     START_TIMEOUT_S,
     EngineConfig,
     NodeRecord,
@@ -41,6 +40,7 @@ from qidf_ctl.engine.config import (
 )
 from qidf_ctl.engine.java import find_java
 from qidf_ctl.engine.layout import NodeSpec, ensure_node_dist, point_jvm_files_at
+from qidf_ctl.engine.node_user import NodeUser
 from qidf_ctl.errors import EngineError
 from qidf_ctl.progress import Progress, quiet
 
@@ -155,21 +155,6 @@ def status(cfg: EngineConfig) -> dict:
     }
 
 
-def _chown_node(node: Path, user: str) -> None:
-    """The node user writes its data, logs and config; the distribution copy stays root's
-    (its files are hard links shared with the assembled distribution)."""
-    import pwd
-
-    entry = pwd.getpwnam(user)
-    os.chown(node, entry.pw_uid, entry.pw_gid)
-    for sub in ("data", "logs", "config"):
-        for root, dirs, files in os.walk(node / sub):
-            os.chown(root, entry.pw_uid, entry.pw_gid)
-            for name in dirs + files:
-                os.chown(os.path.join(root, name), entry.pw_uid, entry.pw_gid,
-                         follow_symlinks=False)
-
-
 def _check_folder(spec: NodeSpec) -> None:
     """Refuse to start an engine on a folder holding another engine's or cluster's data: a
     newer engine upgrades data in place (the old one can no longer read it), and a node with
@@ -219,7 +204,7 @@ def prepare(spec: NodeSpec, progress: Progress = quiet) -> None:
 
 
 def _launch(spec: NodeSpec, java_home: Path, settings: dict[str, str],
-            progress: Progress) -> subprocess.Popen[bytes]:
+            progress: Progress, user: NodeUser | None) -> subprocess.Popen[bytes]:
     cfg, node = spec.cfg, spec.node_dir
     flavor = cfg.flavor
     env = {
@@ -236,13 +221,17 @@ def _launch(spec: NodeSpec, java_home: Path, settings: dict[str, str],
     args = [str(spec.dist / "bin" / flavor.launcher), *flavor.extra_settings,
             *(f"-E{k}={v}" for k, v in settings.items()), "-p", str(pid_file)]
     progress(f"starting {flavor.title} {cfg.version} node {spec.name} on {spec.url}")
-    run_as = RUN_AS_WHEN_ROOT if os.geteuid() == 0 else None
+    node_user.ready_to_launch(user, cfg.root, node, Path(args[0]))
     console = open(node / "logs" / "console.log", "ab")  # noqa: SIM115 - handed to the child
-    proc = subprocess.Popen(
-        args, env=env, cwd=str(node), stdout=console, stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, start_new_session=True, user=run_as,
-    )
-    console.close()
+    try:
+        proc = subprocess.Popen(
+            args, env=env, cwd=str(node), stdout=console, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+            **(user.popen_args() if user else {}))
+    except OSError as exc:
+        raise EngineError(f"cannot start {args[0]}: {exc.strerror or exc}") from None
+    finally:
+        console.close()
     record = NodeRecord(proc.pid, spec.port, cfg.version, spec.url, str(node), time.time(),
                         cfg.distribution, list(spec.members), cfg.heap)
     _record_path(cfg).write_text(json.dumps(asdict(record)))
@@ -266,7 +255,9 @@ def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float | None
     for spec in to_start:
         _check_folder(spec)
         _check_ports(spec)
+    user = node_user.for_home(cfg.root)
     java_home = find_java(cfg.version, cfg.java_home, cfg.distribution)
+    node_user.check_java(user, java_home)
     shared = assemble(cfg, progress)
     launched = []
     for spec in to_start:
@@ -274,10 +265,7 @@ def start(cfg: EngineConfig, progress: Progress = quiet, timeout_s: float | None
         settings = spec.settings()
         for hook in prepare:
             hook(spec, settings, progress)
-        if os.geteuid() == 0:
-            make_readable(cfg.root)
-            _chown_node(spec.node_dir, RUN_AS_WHEN_ROOT)
-        launched.append((spec, _launch(spec, java_home, settings, progress)))
+        launched.append((spec, _launch(spec, java_home, settings, progress, user)))
     limit = timeout_s or START_TIMEOUT_S + EXTRA_START_TIMEOUT_PER_NODE_S * (len(launched) - 1)
     try:
         _wait_joined(launched, len(specs), limit, probe)
@@ -295,15 +283,15 @@ def start_node(spec: NodeSpec, progress: Progress = quiet,
     if running_pid(spec.cfg) is not None:
         return
     _check_ports(spec)
+    user = node_user.for_home(spec.cfg.root)
     java_home = find_java(spec.cfg.version, spec.cfg.java_home, spec.cfg.distribution)
+    node_user.check_java(user, java_home)
     _prepare_node(spec, assemble(spec.cfg, progress))
     settings = spec.settings()
     for hook in prepare:
         hook(spec, settings, progress)
-    if os.geteuid() == 0:
-        _chown_node(spec.node_dir, RUN_AS_WHEN_ROOT)
-    _wait_joined([(spec, _launch(spec, java_home, settings, progress))], len(spec.members),
-                 timeout_s, probe)
+    _wait_joined([(spec, _launch(spec, java_home, settings, progress, user))],
+                 len(spec.members), timeout_s, probe)
 
 
 def _wait_joined(launched: list[tuple[NodeSpec, subprocess.Popen[bytes]]], size: int,

@@ -128,7 +128,8 @@ def plugin_zip(cfg: EngineConfig, progress: Progress = quiet) -> Path:
                 f"-Dartifact={GROUP}:opensearch-security:{plugin_version}:zip",
                 f"-DoutputDirectory={dest}"]
         for args in ([*base, "-o"], base):  # offline first: no network when cached
-            done = subprocess.run(args, cwd=dest, capture_output=True, text=True)
+            done = subprocess.run(args, cwd=dest, capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL)
             if done.returncode == 0:
                 break
         else:
@@ -156,7 +157,8 @@ def secured_dist(cfg: EngineConfig, dist: Path, progress: Progress = quiet) -> P
     env = {**os.environ, "JAVA_HOME": java_home, "OPENSEARCH_JAVA_HOME": java_home,
            "OPENSEARCH_PATH_CONF": str(target / "config")}
     done = subprocess.run([str(target / "bin" / "opensearch-plugin"), "install", "--batch",
-                           zip_path.resolve().as_uri()], env=env, capture_output=True, text=True)
+                           zip_path.resolve().as_uri()], env=env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         shutil.rmtree(target, ignore_errors=True)
         detail = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -1,80 +1,128 @@
 """Query, qrels and run files in the formats BEIR/CoIR and TREC tools write.
 
-- queries: ``.jsonl``, one ``{"_id": ..., "text": ...}`` a line (BEIR; ``id``/``qid`` and
-  ``query`` are accepted too), or ``.tsv``, ``qid<TAB>text`` a line (text on one line).
+- queries: ``.jsonl``, one ``{"_id": ..., "text": ...}`` a line (BEIR; ``id``/``qid``/
+  ``query_id`` and ``query`` are accepted too, other keys such as ``metadata`` ignored), or
+  ``.tsv``, ``qid<TAB>text`` a line (text on one line).
 - qrels: TREC (``qid 0 docid rel``, whitespace-separated) or BEIR's TSV
-  (``query-id<TAB>corpus-id<TAB>score``, header line optional).
+  (``query-id<TAB>corpus-id<TAB>score``, header line optional). A relevance is an integer
+  from -100 to 100 (``1.0`` is read as 1; 0 and below are not relevant, as in trec_eval);
+  a document judged twice must be judged the same.
+
+Every file is read through ``qidf_ctl.textfile`` (UTF-8 text, no folder, no binary), and
+every line that does not fit is one usage error naming the file, the line and what a line
+must look like.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from qidf_ctl.errors import NotFoundError, UsageError
+from qidf_ctl import textfile
+from qidf_ctl.errors import UsageError
 
 Qrels = dict[str, dict[str, int]]
+ID_KEYS = ("_id", "id", "qid", "query_id")
+TEXT_KEYS = ("text", "query")
+MAX_RELEVANCE = 100  # NDCG's gain is 2^rel - 1: far beyond any graded scale, still finite
+QRELS_HEADER = ("query-id", "query_id", "qid")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
 
 
-def read_queries(path: str | Path) -> dict[str, str]:
-    """Queries from BEIR-style JSONL or a ``qid<TAB>text`` TSV, in file order."""
-    path = Path(path)
-    out: dict[str, str] = {}
+def _json_query(file: textfile.TextFile, lineno: int, line: str) -> tuple[str, str]:
+    expected = 'expected a JSON object such as {"_id": "q1", "text": "..."}'
     try:
-        fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise _unreadable("queries", path, exc) from None
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            if path.suffix == ".jsonl" or line.lstrip().startswith("{"):
-                try:
-                    row = json.loads(line)
-                    qid = next(str(row[k]) for k in ("_id", "id", "qid", "query_id") if k in row)
-                    text = next(str(row[k]) for k in ("text", "query") if k in row)
-                except (ValueError, StopIteration):
-                    raise UsageError(f"{path}:{lineno}: expected a JSON object with \"_id\" and "
-                                     "\"text\"") from None
-            else:
-                qid, sep, text = line.rstrip("\r\n").partition("\t")
-                if not sep:
-                    raise UsageError(f"{path}:{lineno}: expected qid<TAB>text (or use .jsonl)")
-            if qid in out:
-                raise UsageError(f"{path}:{lineno}: query id {qid!r} appears twice")
-            out[qid] = text
+        row = textfile.loads_json(line)
+    except ValueError as exc:
+        raise file.error(f"not valid JSON: {exc}; {expected}", lineno) from None
+    if not isinstance(row, dict):
+        raise file.error(f"{expected}, got {textfile.kind_of(row)}", lineno)
+    id_key = next((k for k in ID_KEYS if k in row), None)
+    text_key = next((k for k in TEXT_KEYS if k in row), None)
+    if id_key is None or text_key is None:
+        missing = '"_id"' if id_key is None else '"text"'
+        raise file.error(f"the object has no {missing} key; {expected}", lineno)
+    qid, text = row[id_key], row[text_key]
+    if isinstance(qid, bool) or not isinstance(qid, str | int) or not str(qid).strip():
+        raise file.error(f'"{id_key}" must be a non-empty string (or an integer), got '
+                         f"{textfile.kind_of(qid)}", lineno)
+    if not isinstance(text, str):
+        raise file.error(f'"{text_key}" must be a string, got {textfile.kind_of(text)}',
+                         lineno)
+    return str(qid), text
+
+
+def read_queries(path: str | Path, option: str = "--queries") -> dict[str, str]:
+    """Queries from BEIR-style JSONL or a ``qid<TAB>text`` TSV, in file order."""
+    file = textfile.read(path, "queries file", option)
+    jsonl = Path(file.path).suffix in (".jsonl", ".json")
+    out: dict[str, str] = {}
+    for lineno, line in file.lines():
+        if not line.strip():
+            continue
+        if jsonl or line.lstrip().startswith(("{", "[")):
+            if line.lstrip().startswith("["):
+                raise file.error("a JSON array: write one JSON object a line (JSONL), "
+                                 'e.g. {"_id": "q1", "text": "..."}', lineno)
+            qid, text = _json_query(file, lineno, line)
+        else:
+            qid, sep, text = line.partition("\t")
+            if not sep or not qid.strip():
+                raise file.error("expected qid<TAB>text (or a .jsonl file of "
+                                 '{"_id": ..., "text": ...} objects)', lineno)
+        if qid in out:
+            raise file.error(f"query id {textfile.shown(qid)} appears twice", lineno)
+        out[qid] = text
     if not out:
-        raise UsageError(f"queries file {path} holds no queries")
+        raise file.error("holds no queries")
     return out
 
 
-def read_qrels(path: str | Path) -> Qrels:
+def _relevance(file: textfile.TextFile, lineno: int, text: str) -> int:
+    if _INTEGER.fullmatch(text):
+        value = int(text)
+    else:
+        try:
+            number = float(text)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and number == int(number)):
+            raise file.error(f"relevance must be an integer, got {textfile.shown(text)}",
+                             lineno)
+        value = int(number)
+    if abs(value) > MAX_RELEVANCE:
+        raise file.error(f"relevance must be from {-MAX_RELEVANCE} to {MAX_RELEVANCE}, got "
+                         f"{textfile.shown(text)}", lineno)
+    return value
+
+
+def read_qrels(path: str | Path, option: str = "--qrels") -> Qrels:
     """Relevance judgements from TREC qrels (4 columns) or BEIR TSV (3 columns)."""
-    path = Path(path)
+    file = textfile.read(path, "qrels file", option)
     out: Qrels = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise _unreadable("qrels", path, exc) from None
-    for lineno, line in enumerate(lines, 1):
-        parts = line.split()
-        if not parts or (lineno == 1 and parts[0] in ("query-id", "query_id", "qid")):
+    for lineno, line in file.lines():
+        parts = textfile.fields(line)
+        if not parts or (lineno == 1 and parts[0] in QRELS_HEADER):
             continue
         if len(parts) == 4:
             qid, _, doc, rel = parts
         elif len(parts) == 3:
             qid, doc, rel = parts
         else:
-            raise UsageError(f"{path}:{lineno}: expected 'qid 0 docid rel' (TREC) or "
-                             f"'qid<TAB>docid<TAB>rel' (BEIR), got {len(parts)} fields")
-        try:
-            out.setdefault(qid, {})[doc] = int(float(rel))
-        except ValueError:
-            raise UsageError(f"{path}:{lineno}: relevance must be a number, got {rel!r}") from None
+            raise file.error(f"expected 'qid 0 docid rel' (TREC) or 'qid<TAB>docid<TAB>rel' "
+                             f"(BEIR), got {len(parts)} fields", lineno)
+        value = _relevance(file, lineno, rel)
+        judged = out.setdefault(qid, {})
+        if judged.get(doc, value) != value:
+            raise file.error(f"query {textfile.shown(qid)} judges document "
+                             f"{textfile.shown(doc)} twice, {judged[doc]} and {value}", lineno)
+        judged[doc] = value
     if not out:
-        raise UsageError(f"qrels file {path} holds no judgements")
+        raise file.error("holds no judgements")
     return out
 
 
@@ -104,10 +152,3 @@ def sample_queries(queries_: dict[str, str], qrels: Qrels, max_queries: int | No
         judged = [q for q in judged if q in keep]
     return {q: queries_[q] for q in judged}, {q: qrels[q] for q in judged}
 
-
-
-
-def _unreadable(what: str, path: Path, exc: OSError) -> UsageError | NotFoundError:
-    if isinstance(exc, FileNotFoundError):
-        return NotFoundError(f"{what} file {path} not found")
-    return UsageError(f"cannot read {what} file {path}: {exc.strerror}")

@@ -25,7 +25,7 @@ from qidf_ctl.cluster import Cluster
 from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES, DeltaInterval, paired_interval
 from qidf_ctl.evaluation.files import Qrels, sample_queries
-from qidf_ctl.evaluation.grids import parse_values
+from qidf_ctl.evaluation.grids import check_settings, parse_values
 from qidf_ctl.evaluation.score import WithPerQuery, score_run
 from qidf_ctl.evaluation.sweep import MEASURE, settings_sweep
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
@@ -50,6 +50,7 @@ def joint_grid(q_grid: tuple[float, ...], k1_grid: tuple[float, ...],
     qs = sorted({*q_grid, 1.0})
     k1s = sorted({*k1_grid, DEFAULT_K1})
     bs = sorted({*b_grid, DEFAULT_B})
+    check_settings(tuple(qs), tuple(k1s), tuple(bs))  # before any work: bounded
     return [QlogParams(q, k1, b) for q, k1, b in itertools.product(qs, k1s, bs)]
 
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from qidf_ctl import textfile
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.errors import ClusterError, UsageError
+from qidf_ctl.errors import ClusterError
 from qidf_ctl.evaluation.queries import term_query
 from qidf_ctl.progress import Advance
 
 Run = dict[str, list[tuple[str, float]]]  # query id -> [(doc id, score)] best first
+_RANK = re.compile(r"[0-9]{1,18}")
 
 
 def search_run(
@@ -67,21 +71,38 @@ def write_trec_run(run: Run, path: str | Path, tag: str = "qidf") -> int:
     return len(lines)
 
 
-def read_trec_run(path: str | Path) -> Run:
-    """Read a TREC run; each query's documents ordered by rank (then by file order)."""
+def read_trec_run(path: str | Path, option: str = "--baseline") -> Run:
+    """Read a TREC run; each query's documents ordered by rank (then by file order).
+
+    A line is ``qid Q0 doc rank score tag``: the rank a non-negative integer, the score a
+    finite number, each document once per query (trec_eval refuses duplicates too)."""
+    file = textfile.read(path, "TREC run", option)
     rows: dict[str, list[tuple[int, int, str, float]]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise UsageError(f"{path}:{lineno}: a TREC run line has 6 fields "
-                                 f"(qid Q0 doc rank score tag), got {len(parts)}")
-            qid, _, doc, rank, score, _ = parts
-            try:
-                rows.setdefault(qid, []).append((int(rank), lineno, doc, float(score)))
-            except ValueError:
-                raise UsageError(f"{path}:{lineno}: rank and score must be numbers") from None
+    seen: set[tuple[str, str]] = set()
+    for lineno, line in file.lines():
+        parts = textfile.fields(line)
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise file.error(f"a TREC run line has 6 fields (qid Q0 doc rank score tag), got "
+                             f"{len(parts)}", lineno)
+        qid, _, doc, rank_text, score_text, _ = parts
+        if not _RANK.fullmatch(rank_text):
+            raise file.error(f"the rank must be a non-negative integer, got "
+                             f"{textfile.shown(rank_text)}", lineno)
+        try:
+            score = float(score_text)
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            raise file.error(f"the score must be a finite number, got "
+                             f"{textfile.shown(score_text)}", lineno)
+        if (qid, doc) in seen:
+            raise file.error(f"document {textfile.shown(doc)} is ranked twice for query "
+                             f"{textfile.shown(qid)}", lineno)
+        seen.add((qid, doc))
+        rows.setdefault(qid, []).append((int(rank_text), lineno, doc, score))
+    if not rows:
+        raise file.error("holds no ranked documents")
     return {qid: [(doc, score) for _, _, doc, score in sorted(hits)]
             for qid, hits in rows.items()}

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from qidf_ctl import install
+from qidf_ctl import install, interrupts
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.evaluation import runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
@@ -122,7 +122,8 @@ def settings_sweep(cluster: Cluster, index: str, field_name: str | None,
         yield SweptIndex(resolved, fname, terms, name, base)
     finally:
         progress(f"restoring {before.describe()}")
-        _restore(cluster, resolved, before)
+        with interrupts.cleanup():  # runs after a signal, and a new one must not cut it short
+            _restore(cluster, resolved, before)
 
 
 def _points(grid: tuple[float, ...], qrels: Qrels, run_at: Callable[[float], runs.Run],

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from qidf_ctl import interrupts
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.cluster.names import SCRATCH_PREFIX, scratch_run_id
 from qidf_ctl.errors import ClusterError, Interrupted, QidfError
@@ -24,7 +25,7 @@ from qidf_ctl.install import journal as jr
 from qidf_ctl.install import lease as leases
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
-from qidf_ctl.install.settle import Outcome, settle
+from qidf_ctl.install.settle import FINISHED, Outcome, settle
 from qidf_ctl.install.signals import SignalGuard
 from qidf_ctl.install.store import StateStore
 from qidf_ctl.progress import Progress, quiet
@@ -118,6 +119,10 @@ def session(cluster: Cluster, key: str, *, force: bool = False,
         finally:
             with contextlib.suppress(ClusterError):
                 leases.release(store, sess.lease)
+        # The work is done (a change, or nothing to change): a signal that came meanwhile
+        # lets the command print its result and exit 130; a library caller is told here.
+        if not interrupts.hold() and guard.received:
+            raise Interrupted(f"interrupted ({guard.name}) once the work on {key} was done")
 
 
 def _note(exc: Exception, note: str) -> Exception:
@@ -158,13 +163,18 @@ def run_steps(sess: Session, journal: Journal, steps: list[Step],
         _settle_after(sess, journal, exc)
         raise
     if sess.guard.received:
-        if completed == len(steps):
-            jr.finish(sess.store, journal)
+        if completed < len(steps):
+            outcome = _settle_interrupted(sess, journal)
+            if outcome.kind != FINISHED or not interrupts.hold():
+                raise Interrupted(f"interrupted ({sess.guard.name}): {outcome.describe()}")
+            return  # settled forward: the change is made; its result is printed, exit 130
+        jr.finish(sess.store, journal)
+        if not interrupts.hold():
             raise Interrupted(f"interrupted ({sess.guard.name}) after the last step: the "
                               "change is complete")
-        outcome = _settle_interrupted(sess, journal)
-        raise Interrupted(f"interrupted ({sess.guard.name}): {outcome.describe()}")
+        return
     jr.finish(sess.store, journal)
+    interrupts.hold()  # the change is made: a signal from now on lets its result print
 
 
 def _settle_interrupted(sess: Session, journal: Journal) -> Outcome:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path
+from qidf_ctl.cluster.index import artificial_termvectors
 from qidf_ctl.errors import ClusterError, UsageError
 from qidf_ctl.evaluation.queries import MAX_CLAUSES, analyze
 from qidf_ctl.formula import IdfForm, validate_q
@@ -194,7 +195,7 @@ def _termvector_tokens(cluster: Cluster, index: str, field_name: str, text: str)
     body = {"doc": {field_name: text}, "fields": [field_name], "term_statistics": False,
             "field_statistics": False, "positions": True, "offsets": False,
             "payloads": False}
-    resp = cluster.request("POST", index_path(index, "_termvectors"), body)
+    resp = artificial_termvectors(cluster, index, body)
     terms = ((resp.get("term_vectors") or {}).get(field_name) or {}).get("terms") or {}
     first = {t: min((tok.get("position", 0) for tok in v.get("tokens") or []), default=0)
              for t, v in terms.items()}

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from qidf_ctl.cluster import Cluster, index_path
+from qidf_ctl.cluster.index import artificial_termvectors
 from qidf_ctl.errors import ClusterError
 
 SCROLL_KEEP = "2m"
@@ -187,8 +188,8 @@ def _shard_lookup(
             "per_field_analyzer": {field: "keyword"},
             "term_statistics": True, "field_statistics": True,
             "positions": False, "offsets": False, "payloads": False}
-    resp = cluster.request("POST", index_path(index, "_termvectors"), body,
-                           {"preference": f"_shards:{shard}", "realtime": "false"})
+    resp = artificial_termvectors(cluster, index, body,
+                                  {"preference": f"_shards:{shard}", "realtime": "false"})
     tv = (resp.get("term_vectors") or {}).get(field) or {}
     fs = tv.get("field_statistics") or {}
     totals = FieldTotals(int(fs.get("doc_count", 0)), int(fs.get("sum_doc_freq", 0)),

@@ -32,7 +32,12 @@ CASES = [
     ("apply", "clone", "swapped", "SIGKILL"),
     ("revert", "clone", "searchable", "SIGKILL"),
     ("apply", "close", "scratch", "SIGKILL"),
+    # issue 28: a SIGTERM once the change is made still prints its result line, exit 130
+    ("apply", "close", "recorded", "SIGTERM"),
+    ("revert", "clone", "retired", "SIGTERM"),
 ]
+LAST_STEP = {"close": "recorded", "clone": "retired"}
+RESULT_LINE = {"apply": ": installed q-log", "revert": ": restored "}
 
 
 @pytest.mark.parametrize(("operation", "strategy", "point", "signal_name"), CASES)
@@ -53,6 +58,9 @@ def test_next_command_leaves_the_index_open_and_consistent(
     if signal_name == "SIGTERM":
         assert done.stderr.strip().splitlines()[-1].startswith("error: interrupted"), \
             done.stderr
+    if signal_name == "SIGTERM" and point == LAST_STEP[strategy]:
+        assert RESULT_LINE[operation] in done.stdout, (done.stdout, done.stderr)
+        assert "after the change was made" in done.stderr
     if signal_name == "SIGKILL" and point != "scratch":  # a journal was left: show says so
         shown = faultrun.run(faultrun.qidf_argv(engine_url, "show", name))
         assert shown.returncode == 0, shown.stderr

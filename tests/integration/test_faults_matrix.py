@@ -3,8 +3,13 @@
 - qidf stopped by SIGKILL and by SIGTERM right after every step (and after every journal
   write) of apply and revert, both strategies;
 - qidf SIGKILLed at random times during apply and revert, both strategies;
-- the node SIGKILLed (its JVM, by the recorded pid) while qidf is paused right after each
-  step, qidf then continuing against the dead node or killed too, the node restarted;
+- qidf SIGTERMed at random times during apply and revert, both strategies (issue 28): exit
+  130, the index consistent with no further command, and the result line printed whenever
+  the change was made;
+- the node SIGKILLed (its JVM, by the recorded pid) while qidf is paused right after a step,
+  qidf then continuing against the dead node or killed too, the node restarted: every step
+  of both strategies, or a seeded random subset of ``QIDF_FAULT_NODE_DEATHS`` of them (a
+  3-node cluster's node deaths are tests/integration/test_faults_cluster.py);
 - concurrent applies started 0-0.3 s apart.
 
 After each fault the next qidf command runs (``recover``, or the interrupted command again)
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import subprocess
 import time
 from collections import Counter
@@ -33,7 +39,7 @@ from qidf_ctl.evaluation import indexing
 from qidf_ctl.install.index_ops import resolves_to
 from qidf_ctl.similarity import QlogParams
 from tests import faultrun
-from tests.consistency import assert_consistent, snapshot
+from tests.consistency import assert_consistent
 from tests.names_fuzz import DECOYS, fuzz_names
 
 pytestmark = [pytest.mark.integration, pytest.mark.skipif(
@@ -42,7 +48,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.skipif(
 
 PORT = int(os.environ.get("QIDF_FAULT_PORT", int(os.environ.get("QIDF_TEST_PORT", "9250")) + 4))
 RANDOM_KILLS = int(os.environ.get("QIDF_FAULT_RANDOM", "30"))  # per operation and strategy
+RANDOM_TERMS = int(os.environ.get("QIDF_FAULT_RANDOM_SIGTERM", "16"))  # the same, SIGTERM
 RACES = int(os.environ.get("QIDF_FAULT_RACES", "24"))
+NODE_DEATHS = os.environ.get("QIDF_FAULT_NODE_DEATHS")  # a random subset of that many; all
+SEED = int(os.environ.get("QIDF_FAULT_SEED", str(int(time.time()) % 100_000)))
 DOCS = 5000
 NAME = "qidf-fault"
 Q_APPLY = 0.6
@@ -79,18 +88,7 @@ def index(node, go_task):
 
 def _prepare(cluster: Cluster, operation: str, strategy: str) -> tuple[Any, dict, dict]:
     """Put the index in the starting state of ``operation``; (snapshot, old, new)."""
-    shown = install.show(cluster, NAME)
-    if operation == "apply" and shown["kind"] != "builtin":
-        install.revert(cluster, NAME, strategy=strategy)
-    if operation == "revert" and shown["kind"] != "qlog":
-        install.apply(cluster, NAME, QlogParams(0.3), strategy=strategy,
-                      mode=faultrun.auto_mode(cluster))
-    before = snapshot(cluster, NAME)
-    if operation == "apply":
-        new = faultrun.new_similarity(cluster, Q_APPLY)
-    else:
-        new = dict((install.show(cluster, NAME)["record"] or {}).get("previous", {}))
-    return before, before.similarity, new
+    return faultrun.prepare(cluster, NAME, operation, strategy, Q_APPLY)
 
 
 def _next_command(url: str, operation: str, strategy: str, turn: int) -> \
@@ -131,6 +129,9 @@ def test_signal_after_step(node, index, operation, strategy, point, sig):
     done = faultrun.run(faultrun.command(url, operation, NAME, strategy, Q_APPLY),
                         f"{point}:{sig}")
     assert done.returncode == (-9 if sig == "SIGKILL" else 130), done.stderr
+    if sig == "SIGTERM":  # settled by itself: consistent now, and the result line printed
+        end = assert_consistent(cluster, NAME, before, old, new)  # whenever the change stands
+        assert (RESULT_LINE[operation] in done.stdout) == (end == "new"), (end, done.stdout)
     nxt = _next_command(url, operation, strategy, len(ROWS))
     assert nxt.returncode == 0, nxt.stderr
     _check(cluster, before, old, new, operation, strategy, f"signal:{sig}", point,
@@ -142,19 +143,26 @@ RANDOM_CASES = [(op, st, i) for op in ("apply", "revert") for st in ("close", "c
 _calibration: dict[tuple[str, str], float] = {}
 
 
-@pytest.mark.parametrize(("operation", "strategy", "i"), RANDOM_CASES)
-def test_sigkill_at_a_random_time(node, index, operation, strategy, i):
-    _, url = node
-    cluster = _connect(url)
-    argv = faultrun.command(url, operation, NAME, strategy, Q_APPLY)
+def _calibrated(cluster: Cluster, operation: str, strategy: str, argv: list[str]) -> float:
+    """How long the uninterrupted command takes (measured once per operation and strategy):
+    the span random signals are drawn from."""
     if (operation, strategy) not in _calibration:
         _prepare(cluster, operation, strategy)
         t0 = time.monotonic()
         assert faultrun.run(argv).returncode == 0
         _calibration[(operation, strategy)] = time.monotonic() - t0
+    return _calibration[(operation, strategy)]
+
+
+@pytest.mark.parametrize(("operation", "strategy", "i"), RANDOM_CASES)
+def test_sigkill_at_a_random_time(node, index, operation, strategy, i):
+    _, url = node
+    cluster = _connect(url)
+    argv = faultrun.command(url, operation, NAME, strategy, Q_APPLY)
+    took = _calibrated(cluster, operation, strategy, argv)
     before, old, new = _prepare(cluster, operation, strategy)
     rng = random.Random(f"{operation}{strategy}{i}")
-    delay = rng.uniform(0.3, _calibration[(operation, strategy)])
+    delay = rng.uniform(0.3, took)
     started = time.monotonic()
     proc = subprocess.Popen(argv, env=faultrun.env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=faultrun.ROOT)
@@ -167,11 +175,61 @@ def test_sigkill_at_a_random_time(node, index, operation, strategy, i):
            f"{delay:.2f}s", proc.returncode, started)
 
 
+TERM_CASES = [(op, st, i) for op in ("apply", "revert") for st in ("close", "clone")
+              for i in range(RANDOM_TERMS)]
+RESULT_LINE = {"apply": ": installed q-log", "revert": ": restored "}
+
+
+@pytest.mark.parametrize(("operation", "strategy", "i"), TERM_CASES)
+def test_sigterm_at_a_random_time(node, index, operation, strategy, i):
+    """Issue 28: a SIGTERM anywhere (imports, reads, a step, after the change while it is
+    recorded or printed) ends in exit 130 with the index consistent as it stands, no next
+    command needed; the change's result line is printed whenever the change was made."""
+    _, url = node
+    cluster = _connect(url)
+    argv = faultrun.command(url, operation, NAME, strategy, Q_APPLY)
+    took = _calibrated(cluster, operation, strategy, argv)
+    before, old, new = _prepare(cluster, operation, strategy)
+    rng = random.Random(f"term{operation}{strategy}{i}")  # every other one aimed late
+    delay = rng.uniform(0.3, 0.85 * took) if i % 2 == 0 else rng.uniform(0.6 * took, 0.95 * took)
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, env=faultrun.env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=faultrun.ROOT)
+    time.sleep(delay)
+    finished_first = proc.poll() is not None
+    if not finished_first:
+        proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=600)
+    kind = "random:SIGTERM" if not finished_first else "random:SIGTERM-too-late"
+    outcome = "INCONSISTENT"
+    try:
+        end = outcome = assert_consistent(cluster, NAME, before, old, new)  # no recover first
+        assert proc.returncode == (0 if finished_first else 130), (proc.returncode, err)
+        assert "Traceback" not in err and "unexpected" not in err, err
+        if end == "new":
+            assert RESULT_LINE[operation] in out, (out, err)
+        elif not finished_first:
+            assert err.strip().splitlines()[-1:] and err.strip().splitlines()[-1].startswith(
+                "error: interrupted"), (out, err)
+    except AssertionError:
+        _record(kind, operation, strategy, f"{delay:.2f}s",
+                outcome if outcome == "INCONSISTENT" else "WRONG EXIT OR OUTPUT",
+                proc.returncode, time.monotonic() - started)
+        raise
+    ROWS.append({"kind": kind, "operation": operation, "strategy": strategy,
+                 "point": f"{delay:.2f}s", "outcome": end, "exit": proc.returncode,
+                 "result_line": RESULT_LINE[operation] in out,
+                 "seconds": round(time.monotonic() - started, 2)})
+
+
 NODE_POINTS = {"close": ["journaled", "closed", "updated", "opened", "recorded"],
                "clone": ["journaled", "blocked", "cloned", "configured", "searchable",
                          "swapped", "recorded", "retired"]}
 NODE_CASES = [(op, st, point) for op in ("apply", "revert") for st in ("close", "clone")
               for point in NODE_POINTS[st]]
+if NODE_DEATHS is not None:  # CI: a seeded random subset (the seed is in the report)
+    NODE_CASES = sorted(random.Random(SEED).sample(NODE_CASES, min(int(NODE_DEATHS),
+                                                                   len(NODE_CASES))))
 
 
 @pytest.mark.parametrize(("operation", "strategy", "point"), NODE_CASES)
@@ -236,6 +294,7 @@ def _write_report() -> None:
     if not path or not ROWS:
         return
     faults = [r for r in ROWS if r["kind"] not in ("race", "names")]
+    terms = [r for r in ROWS if r["kind"] == "random:SIGTERM"]
     races = [r for r in ROWS if r["kind"] == "race"]
     names = [r for r in ROWS if r["kind"] == "names"]
     summary = {
@@ -244,14 +303,23 @@ def _write_report() -> None:
         "faults_by_strategy": dict(Counter(r["strategy"] for r in faults)),
         "ended_old_or_new": dict(Counter(r["outcome"] for r in faults)),
         "inconsistent": sum(r["outcome"] == "INCONSISTENT" for r in faults),
+        "wrong_exit_or_output": sum(r["outcome"] == "WRONG EXIT OR OUTPUT" for r in faults),
         "races": len(races),
         "races_inconsistent": sum(r["outcome"] == "INCONSISTENT" for r in races),
         "races_with_a_loser": sum(r["exits"] == [0, 6] for r in races),
+        "sigterm_random": len(terms),
+        "sigterm_exit_130": sum(r["exit"] == 130 for r in terms),
+        "sigterm_changed_with_result_line": sum(r["outcome"] == "new" and r["result_line"]
+                                                for r in terms),
+        "sigterm_changed": sum(r["outcome"] == ("new") for r in terms),
+        "node_death_cases": len(NODE_CASES), "seed": SEED,
         "fuzzed_names": sum(r["names"] for r in names),
         "wrong_index_changes": sum(r["wrong_index_changes"] for r in names),
         "rows": ROWS,
     }
-    Path(path).write_text(json.dumps(summary, indent=1) + "\n")
+    merged = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+    merged.update(summary)  # test_faults_cluster.py adds its own section to the same file
+    Path(path).write_text(json.dumps(merged, indent=1) + "\n")
 
 
 def test_fuzzed_names_never_change_another_index(node, go_task):

@@ -4,7 +4,11 @@
   passed and can map host names to 127.0.0.1 (as a proxy resolves names for its clients);
 - ``black_hole``: accepts connections and never answers (timeouts);
 - ``Canned``: answers every request with one fixed status, content type and body (HTML
-  pages, 503s, JSON that is no search engine's), counting hits (retries).
+  pages, 503s, JSON that is no search engine's), counting hits (retries);
+- ``EchoCredentials``: a hostile server (or proxy) that answers with the credentials it
+  decoded from the request's Authorization header, in an error body of each shape;
+- ``EchoingReverseProxy``: in front of a real cluster, the cluster's own refusals with the
+  decoded credentials added by the proxy.
 """
 
 from __future__ import annotations
@@ -195,3 +199,139 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def decoded_credentials(header: str) -> list[str]:
+    """What a server can read out of an Authorization header: the decoded ``user:password``
+    of Basic, the decoded ``id:key`` of ApiKey (or the key as sent), a bearer token; and each
+    part after the first ``:``."""
+    import base64
+    import binascii
+    import contextlib
+
+    scheme, _, value = header.partition(" ")
+    found = [value]
+    if scheme.lower() in ("basic", "apikey"):
+        with contextlib.suppress(binascii.Error, UnicodeDecodeError, ValueError):
+            found.append(base64.b64decode(value + "=" * (-len(value) % 4)).decode("utf-8"))
+    for text in list(found):
+        if ":" in text:
+            found += text.split(":", 1)
+    return [f for f in found if f]
+
+
+# What a hostile server (or a proxy in front of it) answers with the credentials it decoded:
+# a search engine's JSON error, a 403 naming the "user", a proxy's plain text, an HTML page,
+# and a 200 whose cluster name is the credentials.
+ECHO_SHAPES = ("json-400", "json-500", "security-403", "text-502", "html-401", "root-200")
+
+
+class EchoCredentials(_Server):
+    """Answers every request with the credentials it decoded from the request, in the body
+    shape ``shape`` (one of ``ECHO_SHAPES``)."""
+
+    def __init__(self, shape: str) -> None:
+        import json as _json
+
+        echo = self
+
+        class Handler(_Quiet):
+            def _answer(self) -> None:
+                echo.record(f"{self.command} {self.path}")
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                parts = decoded_credentials(self.headers.get("Authorization") or "")
+                said = " | ".join(parts) or "no credentials"
+                if shape == "root-200" and self.path.split("?")[0] == "/":
+                    status, kind = 200, "application/json"
+                    body = _json.dumps({"name": said, "cluster_name": said, "version": {
+                        "number": "2.19.6", "distribution": "opensearch",
+                        "build_type": said}, "tagline": said})
+                elif shape == "security-403" or shape == "root-200":
+                    status, kind = 403, "application/json"
+                    body = _json.dumps({"error": {"root_cause": [{
+                        "type": "security_exception", "reason": f"no permissions for "
+                        f"[indices:admin/get] and User [name={said}, backend_roles=[], "
+                        "requestedTenant=null]"}], "type": "security_exception",
+                        "reason": f"no permissions for [indices:admin/get] and User "
+                                  f"[name={said}]"}, "status": 403})
+                elif shape.startswith("json-"):
+                    status, kind = int(shape[5:]), "application/json"
+                    body = _json.dumps({"error": {"root_cause": [{
+                        "type": "illegal_argument_exception", "reason": f"credentials {said}"}],
+                        "type": "illegal_argument_exception",
+                        "reason": f"bad header; decoded: {said}"}, "status": status})
+                elif shape == "text-502":
+                    status, kind = 502, "text/plain; charset=utf-8"
+                    last = parts[-1] if parts else ""
+                    body = f"upstream refused the credentials password={last} decoded={said}"
+                else:
+                    status, kind = 401, "text/html; charset=utf-8"
+                    body = f"<html><body>user:password {said} refused</body></html>"
+                data = body.encode("utf-8", "surrogateescape")
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
+
+        super().__init__(Handler)
+
+
+class EchoingReverseProxy(_Server):
+    """A plain-HTTP reverse proxy in front of a real cluster (``upstream``, https with
+    ``ca_certs``) that passes every request on and, on an error answer, adds the credentials
+    it decoded from the request to the body: the cluster's own refusal, echoed by a proxy
+    that read the Authorization header. ``refusals_as``: the status it answers a refusal
+    (401/403) with, as a gateway that wraps it would (502: the body is then what a client
+    shows)."""
+
+    def __init__(self, upstream: str, ca_certs: str | None = None,
+                 refusals_as: int | None = 502) -> None:
+        import json as _json
+
+        proxy = self
+        context = ssl.create_default_context(cafile=ca_certs) if ca_certs else None
+
+        class Handler(_Quiet):
+            def _forward(self) -> None:
+                proxy.record(f"{self.command} {self.path}")
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() not in ("host", "connection", "content-length")}
+                req = urllib.request.Request(upstream.rstrip("/") + self.path, data=body,
+                                             method=self.command, headers=headers)
+                try:
+                    resp = urllib.request.urlopen(req, timeout=60, context=context)
+                    status, kind, data = resp.status, resp.headers.get("Content-Type"), \
+                        resp.read()
+                except urllib.error.HTTPError as exc:
+                    status, kind, data = exc.code, exc.headers.get("Content-Type"), exc.read()
+                if status >= 400:
+                    said = " | ".join(decoded_credentials(self.headers.get("Authorization")
+                                                          or "")) or "none"
+                    try:
+                        answer = _json.loads(data or b"{}")
+                        answer.setdefault("error", {})
+                        if isinstance(answer["error"], dict):
+                            answer["error"]["reason"] = (
+                                f"{answer['error'].get('reason', '')} [proxy: the request "
+                                f"carried {said}]")
+                        data, kind = _json.dumps(answer).encode(), "application/json"
+                    except ValueError:
+                        data += f" [proxy: the request carried {said}]".encode()
+                    if refusals_as and status in (401, 403):
+                        status = refusals_as
+                self.send_response(status)
+                self.send_header("Content-Type", kind or "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _forward
+
+        super().__init__(Handler)

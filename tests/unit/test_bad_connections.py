@@ -11,7 +11,14 @@ import pytest
 
 from qidf_ctl.cluster.connection import ENV
 from qidf_ctl.engine.certificates import CertificateAuthority
-from qidf_ctl.errors import EXIT_AUTH, EXIT_CODES, EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE
+from qidf_ctl.errors import (
+    EXIT_AUTH,
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+)
 from tests.support import fast_cli, netstubs
 
 from .test_cli import run
@@ -79,7 +86,7 @@ def cases(n: dict[str, str]) -> list[tuple[list[str], dict[str, str], int]]:
         (["--api-key", "k1", "--bearer-token", "t1"], {}, EXIT_USAGE),
         (["--bearer-token", "t1", "--aws-region", "eu-west-1"], {}, EXIT_USAGE),
         (["--aws-region", "eu-west-1", "--aws-service", "s3"], {}, EXIT_USAGE),
-        (["--user", "u", "--password-file", "/nonexistent/pw"], {}, EXIT_USAGE),
+        (["--user", "u", "--password-file", "/nonexistent/pw"], {}, EXIT_NOT_FOUND),
         (["--user", "u", "--password-file", n["empty"]], {}, EXIT_USAGE),
         (["--api-key-file", n["two_lines"]], {}, EXIT_USAGE),
         (["--bearer-token-file", n["empty"]], {}, EXIT_USAGE),
@@ -88,12 +95,12 @@ def cases(n: dict[str, str]) -> list[tuple[list[str], dict[str, str], int]]:
         (["--bearer-token", "ключ-токен"], {}, EXIT_USAGE),
         (["--user", "u", "--password", ""], {}, EXIT_USAGE),
         (["--user", "a:b", "--password", "p1"], {"QIDF_URL": n["refused"]}, EXIT_USAGE),
-        (["--url", "https://h:1", "--ca-certs", "/nonexistent.pem"], {}, EXIT_USAGE),
+        (["--url", "https://h:1", "--ca-certs", "/nonexistent.pem"], {}, EXIT_NOT_FOUND),
         (["--url", "http://h:1", "--ca-certs", n["ca"]], {}, EXIT_USAGE),
         (["--url", tls, "--ca-certs", n["not_pem"]], {}, EXIT_USAGE),
         (["--url", tls, "--client-cert", n["not_pem"]], {}, EXIT_USAGE),
         (["--url", tls, "--client-key", n["ca"]], {}, EXIT_USAGE),
-        (["--url", tls, "--client-cert", "/nonexistent.pem"], {}, EXIT_USAGE),
+        (["--url", tls, "--client-cert", "/nonexistent.pem"], {}, EXIT_NOT_FOUND),
         (["--url", tls, "--ssl-assert-fingerprint", "zz"], {}, EXIT_USAGE),
         (["--url", tls, "--ssl-assert-fingerprint", FP, "--insecure"], {}, EXIT_USAGE),
         (["--url", tls, "--ssl-assert-fingerprint", FP, "--proxy", "http://p:1"], {},

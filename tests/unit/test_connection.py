@@ -88,7 +88,6 @@ def test_url_and_cloud_id_together_are_refused():
     ({"url": "https://h:1", "ssl_assert_fingerprint": "zz"}, "SHA-256"),
     ({"url": "https://h:1", "ssl_assert_fingerprint": FP, "insecure": True}, "one of them"),
     ({"url": "https://h:1", "ssl_assert_fingerprint": FP, "proxy": "http://p:3128"}, "proxy"),
-    ({"url": "https://h:1", "ca_certs": "/nonexistent.pem"}, "no such file"),
     ({"timeout": "0"}, "--timeout"), ({"timeout": "nan"}, "--timeout"),
     ({"timeout": "abc"}, "--timeout"), ({"retries": "-1"}, "--retries"),
     ({"retries": "1.5"}, "--retries"), ({"retries": "99"}, "--retries"),
@@ -98,6 +97,13 @@ def test_url_and_cloud_id_together_are_refused():
 def test_bad_combinations_are_usage_errors(kw, fragment):
     with pytest.raises(UsageError, match=fragment):
         settings(**kw)
+
+
+def test_a_missing_ca_bundle_is_not_found_like_every_missing_file():
+    from qidf_ctl.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match=r"PEM file /nonexistent.pem \(--ca-certs\) not found"):
+        settings(url="https://h:1", ca_certs="/nonexistent.pem")
 
 
 @pytest.mark.parametrize("content, fragment", [

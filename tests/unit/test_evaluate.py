@@ -86,7 +86,7 @@ def test_query_files_jsonl_and_tsv(tmp_path):
     t.write_text("1\thello world\n2\tfoo\n")
     assert files.read_queries(t) == {"1": "hello world", "2": "foo"}
     t.write_text("1 no tab\n")
-    with pytest.raises(UsageError, match=r"q\.tsv:1"):
+    with pytest.raises(UsageError, match=r"q\.tsv \(--queries\), line 1"):
         files.read_queries(t)
 
 

@@ -309,7 +309,7 @@ def test_prepare_hooks_run_for_every_node_before_its_jvm_starts(home, tmp_path, 
     monkeypatch.setattr(process, "assemble", lambda cfg, progress: shared)
     monkeypatch.setattr(process, "running_pid", lambda cfg: None)
     monkeypatch.setattr(process, "_check_ports", lambda spec: None)
-    monkeypatch.setattr(process, "_chown_node", lambda node, user: None)
+    monkeypatch.setattr(process.node_user, "node_user", lambda: None)  # no root checks here
     monkeypatch.setattr(process.subprocess, "Popen", popen)
     monkeypatch.setattr(process, "_wait_joined", lambda launched, size, timeout, probe=None: None)
     monkeypatch.setattr(process, "status", lambda cfg: {"nodes": []})

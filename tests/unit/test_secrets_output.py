@@ -1,8 +1,11 @@
 """No secret ever reaches output: the secrets matrix (tests/secrets_matrix.py) through every
 option, environment variable and file, and every profile reference, against a refused port,
-a server answering 401 and one answering an HTML page, with and without --json, each run
-with --verbose and --trace; all output and every trace file is grepped for every spelling
-of the secret. The same matrix runs against the real secured node in
+a server answering 401 and one answering an HTML page, with and without --json, and against
+servers that echo the credentials they decoded from the request in every body shape
+(netstubs.EchoCredentials: JSON errors, a 403 naming the "user", a proxy's text, an HTML
+page, a 200 whose cluster name is the credentials), each run with --verbose and --trace; all
+output and every trace file is grepped for every spelling of the secret, raw, encoded and
+decoded. The same matrix runs against the real secured node in
 tests/integration/secured/test_secrets.py."""
 
 from __future__ import annotations
@@ -20,11 +23,17 @@ from .test_cli import run
 
 @pytest.fixture(scope="module")
 def targets():
+    """name -> (url, the --json flags to run with)."""
     servers = [netstubs.Canned(401, b"Unauthorized", "text/plain"),
                netstubs.Canned(200, b"<html>login</html>")]
-    yield {"refused": f"http://127.0.0.1:{netstubs.free_port()}",
-           "401": servers[0].url, "html": servers[1].url}
-    for srv in servers:
+    echoes = {shape: netstubs.EchoCredentials(shape) for shape in netstubs.ECHO_SHAPES}
+    both: list[list[str]] = [[], ["--json"]]
+    found = {"refused": (f"http://127.0.0.1:{netstubs.free_port()}", both),
+             "401": (servers[0].url, both), "html": (servers[1].url, both)}
+    for k, (shape, srv) in enumerate(echoes.items()):  # one flag each, alternating
+        found[f"echo {shape}"] = (srv.url, [both[k % 2]])
+    yield found
+    for srv in [*servers, *echoes.values()]:
         srv.shutdown()
 
 
@@ -58,9 +67,9 @@ def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
         channels = [*secrets_matrix.channels(secret, tmp_path, i),
                     *secrets_matrix.profile_channels(secret, tmp_path, i)]
         for name, extra, env in channels:
-            for target, url in targets.items():
+            for target, (url, flags) in targets.items():
                 argv, full_env = expand(extra, env, url)
-                for json_flag in ([], ["--json"]):
+                for json_flag in flags:
                     trace.unlink(missing_ok=True)
                     with monkeypatch.context() as m:
                         for key, value in full_env.items():
@@ -73,6 +82,9 @@ def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
                     found = secrets_matrix.leaks(secret, out + err + logged)
                     if found or "Traceback" in out + err or code == 0:
                         leaked.append((name, target, repr(secret), code, found, err[:200]))
-    assert runs == len(secrets_matrix.SECRETS) * (15 + 7) * len(targets) * 2
+    assert runs == len(secrets_matrix.SECRETS) * (15 + 7) * sum(
+        len(f) for _, f in targets.values())
     assert traced > runs / 3  # the runs that reached a server wrote their requests
     assert leaked == [], "\n".join(map(str, leaked))
+    secrets_matrix.report("unit: loopback stand-ins and echo servers", runs, len(leaked))
+

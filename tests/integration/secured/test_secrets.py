@@ -54,3 +54,45 @@ def test_no_secret_in_any_output_against_the_real_node(secured, no_proxy_env, tm
                     leaked.append((name, repr(secret), code, found, err[:200]))
     assert runs >= 170
     assert leaked == [], "\n".join(map(str, leaked))
+    secrets_matrix.report("secured: the real node", runs, len(leaked))
+
+
+def test_no_secret_through_a_proxy_that_echoes_the_decoded_credentials(
+        secured, no_proxy_env, tmp_path, capsys, monkeypatch):
+    """Issue 28: the real node's own refusals (401), passed on by a reverse proxy that adds
+    the credentials it decoded from the Authorization header (``user:password``, ``id:key``,
+    their parts): no spelling of any secret in any output; and the one correct password
+    still succeeds through it."""
+    from tests.support import netstubs
+
+    fast_cli.install(monkeypatch)
+    monkeypatch.setenv("QIDF_RETRIES", "0")
+    proxy = netstubs.EchoingReverseProxy(secured.url, secured.access.ca_certs)
+    runs, leaked, masked = 0, [], 0
+    try:
+        cases = [(s, i) for i, s in enumerate(secrets_matrix.SECRETS)] + [(UTF8_PASSWORD, 99)]
+        for secret, i in cases:
+            for name, extra, env in secrets_matrix.channels(secret, tmp_path, i):
+                if name in ("AWS_SECRET_ACCESS_KEY", "HTTPS_PROXY password"):
+                    continue
+                argv, full_env = expand(extra, env, proxy.url)
+                if i == 99:
+                    if "--user" not in argv and "URL" not in name:
+                        continue
+                    argv = [("qidf_utf8" if a == "u" else a) for a in argv]
+                    argv = [a.replace("http://u:", "http://qidf_utf8:") for a in argv]
+                with monkeypatch.context() as m:
+                    for key, value in full_env.items():
+                        m.setenv(key, value)
+                    code, out, err = run(["show", INDEX, *argv], capsys, m)
+                runs += 1
+                masked += "proxy: the request carried ***" in err  # the echo was there
+                found = secrets_matrix.leaks(secret, out + err, "qidf_utf8" if i == 99 else "u")
+                if found or "Traceback" in out + err or (code == 0) != (i == 99):
+                    leaked.append((name, repr(secret), code, found, err[:200]))
+    finally:
+        proxy.shutdown()
+    assert runs >= 150 and masked >= runs // 2, (runs, masked)
+    assert leaked == [], "\n".join(map(str, leaked))
+    secrets_matrix.report("secured: the real node behind a proxy that echoes decoded "
+                          "credentials", runs, len(leaked))
