@@ -25,7 +25,8 @@ from pydantic import Field, ValidationError
 from qidf_ctl import __version__
 from qidf_ctl.agents.retrieval import DEFAULT_MAX_HITS, MAX_BUDGET, MAX_HITS, Retrieval
 from qidf_ctl.cluster import redact
-from qidf_ctl.errors import NotFoundError, QidfError, UsageError
+from qidf_ctl.cluster.redact import redact_external
+from qidf_ctl.errors import ClusterError, NotFoundError, QidfError, UsageError
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
 from qidf_ctl.formula import InvalidParameter
 
@@ -51,6 +52,10 @@ def one_line(text: str) -> str:
 
 
 def _failure(exc: BaseException) -> str:
+    """A cluster's words are redacted as text from outside qidf (short secrets as whole
+    tokens too): a transport that raises ClusterError itself may not have done so."""
+    if isinstance(exc, ClusterError):
+        return one_line(redact_external(str(exc)))
     if isinstance(exc, (QidfError, InvalidParameter)):
         return one_line(str(exc))
     return one_line(f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report it)")

@@ -38,7 +38,7 @@ MAX_HITS = 10_000  # the engines' index.max_result_window default
 QueryTimeOpt = Annotated[bool, typer.Option(
     "--query-time", help="Build q-log into each query (boosted term clauses) instead of "
     "installing it: the index is not changed, search privileges suffice "
-    "(docs/how-to/query-time.md).")]
+    "(the query-time how-to in the docs).")]
 
 
 @app.command("eval")

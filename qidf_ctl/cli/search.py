@@ -64,7 +64,7 @@ def search_cmd(
     field: Annotated[str | None, typer.Option(
         "--field", help="Text field to search (default: the index's only text field).")]
     = None,
-    size: Annotated[int, typer.Option("--size", min=1, max=10_000, help="Hits to return.")]
+    size: Annotated[int, typer.Option("--size", help="Hits to return (1 to 10000).")]
     = 10,
     form: Form = IdfForm.LUCENE.value,
     stats: Annotated[str, typer.Option(
@@ -72,7 +72,8 @@ def search_cmd(
         "scores with), index (index-wide, searched with dfs_query_then_fetch), or auto "
         "(shard on one shard, else index).")] = "auto",
     shard: Annotated[int, typer.Option(
-        "--shard", min=0, help="With --stats shard: the shard whose statistics to use.")] = 0,
+        "--shard", help="With --stats shard: the shard whose statistics to use (0 or more).")]
+    = 0,
     filters: Annotated[list[str] | None, typer.Option(
         "--filter", help="A JSON query that restricts the hits without scoring, e.g. "
         "'{\"term\": {\"lang\": \"go\"}}' (repeatable).")] = None,
@@ -88,8 +89,11 @@ def search_cmd(
     """
     auto = q.strip().lower() == "auto"
     q_value = None if auto else validate_q(q)
-    if size < 1:
-        raise UsageError(f"--size must be at least 1, got {size}")
+    if not 1 <= size <= 10_000:
+        raise UsageError(f"--size must be 1 to 10000 (the engines' max_result_window), "
+                         f"got {size}")
+    if shard < 0:
+        raise UsageError(f"--shard must be 0 or more, got {shard}")
     if stats not in STATS_CHOICES:
         raise UsageError(f"--stats must be one of {', '.join(STATS_CHOICES)}, got {stats!r}")
     try:

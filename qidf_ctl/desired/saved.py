@@ -10,6 +10,7 @@ naming the file, the item and the key.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ from qidf_ctl.desired.items import (
     INDEX,
     NONE,
     PLAN_FORMAT,
+    REVERT,
     ROLLOVER,
     UPDATE,
     Plan,
@@ -37,8 +39,10 @@ from qidf_ctl.textfile import kind_of, shown
 Check = Callable[[Any], str | None]  # None when the value fits, else what was expected
 
 KINDS = (INDEX, INDEX_TEMPLATE, COMPONENT_TEMPLATE, DATA_STREAM)
-ACTIONS = (NONE, UPDATE, CREATE, ROLLOVER)
-STRATEGIES = ("close", "clone", "none")
+ACTIONS = (NONE, UPDATE, CREATE, ROLLOVER, REVERT)
+INDEX_STRATEGIES = ("close", "clone", "reopen")
+STRATEGIES = (*INDEX_STRATEGIES, "none")
+SCOPES = ("", "index", "shard")
 MODES = tuple(m.value for m in Mode)
 HINT = "write a new one with qidf plan -f qidf.toml --out plan.json"
 
@@ -71,6 +75,24 @@ def _choice(values: tuple[str, ...]) -> Check:
     return lambda value: None if value in values else f"one of {', '.join(values)}"
 
 
+def _number(value: Any) -> str | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return None if ok and value == value and abs(value) != float("inf") else "a finite number"
+
+
+def _integer(value: Any) -> str | None:
+    return None if isinstance(value, int) and not isinstance(value, bool) else "an integer"
+
+
+def _profile_keys() -> dict[str, Check]:
+    """What ``Profile.as_dict`` writes, derived from the one profile model."""
+    by_type: dict[str, Check] = {"str": _string, "str | None": _optional(_string),
+                                 "bool": _boolean, "float | None": _optional(_number),
+                                 "int | None": _optional(_integer)}
+    return {f.name: by_type[str(f.type)] for f in dataclasses.fields(Profile)
+            if f.name != "source"}
+
+
 PLAN_KEYS: dict[str, Check] = {
     "format": _string, "source": _string, "sha256": _string, "created_at": _string,
     "qidf_version": _string, "measured": _boolean, "profiles": _object, "clusters": _object,
@@ -84,15 +106,12 @@ ITEM_KEYS: dict[str, Check] = {
     "params": _optional(_object), "field": _optional(_string),
     "settings_diff": _list_of(_object, "objects"), "meta_diff": _list_of(_object, "objects"),
     "prediction": _optional(_object), "body": _optional(_object), "fingerprint": _string,
-    "notes": _list_of(_string, "strings"),
+    "notes": _list_of(_string, "strings"), "stats": _choice(SCOPES),
+    "stats_before": _string, "stats_only": _boolean,
 }
 ITEM_REQUIRED = ("cluster", "kind", "name", "target", "action", "strategy", "mode", "before",
                  "after")
-PROFILE_KEYS: dict[str, Check] = {
-    "name": _string, **{k: _optional(_string) for k in (
-        "url", "url_env", "user", "user_env", "password_env", "password_file", "api_key_env",
-        "api_key_file", "ca_certs")}, "insecure": _boolean,
-}
+PROFILE_KEYS: dict[str, Check] = _profile_keys()
 
 
 def _fail(source: str, where: str, message: str) -> UsageError:
@@ -148,9 +167,10 @@ def _item(source: str, number: int, raw: Any, profiles: dict[str, Any]) -> PlanI
             QlogParams(**params)
     except (UsageError, InvalidParameter) as exc:
         raise _fail(source, where, str(exc)) from None
-    if values["kind"] == INDEX and values["action"] != NONE and \
-            values["strategy"] not in ("close", "clone"):
-        raise _fail(source, where, "an index change needs strategy close or clone")
+    if values["kind"] == INDEX and values["action"] not in (NONE, REVERT) and \
+            values["strategy"] not in INDEX_STRATEGIES and not values.get("stats_only"):
+        raise _fail(source, where, "an index change needs strategy "
+                    f"{', '.join(INDEX_STRATEGIES)}")
     return PlanItem(**values)
 
 

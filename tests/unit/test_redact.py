@@ -50,7 +50,7 @@ def test_a_jwts_signature_alone():
 @pytest.mark.parametrize("password", ["a", "1", "ab", "to"])
 def test_a_short_secret_does_not_garble_qidfs_words(password):
     redact_mod.register_basic("u", password)
-    message = "error: a qidf bug, exit 1 (see docs/apply-safety.md to recover)"
+    message = "error: a qidf bug, exit 1 (see docs/explanation/apply-safety.md to recover)"
     assert redact_mod.redact(message) == message
 
 
