@@ -160,6 +160,12 @@ def hold() -> bool:
     return _state.held
 
 
+def ended_as_meant() -> None:
+    """The signal received was how this command is meant to end (a server stopped with
+    Ctrl-C or SIGTERM, as a service manager stops it): exit 0, not 130."""
+    _state.received = None
+
+
 def held_signal() -> str:
     """The signal held since a change was made ("" if none): the command exits 130."""
     return name() if _state.held else ""

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from qidf_ctl import interrupts
 from qidf_ctl.agents import Retrieval
 from qidf_ctl.agents.ranking import RANKINGS, parse_q
 from qidf_ctl.cli.app import app
@@ -124,8 +125,9 @@ def mcp_cmd(
             server.run("stdio")
         else:
             server.run("streamable-http", host=HOST, port=port)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: how a server is meant to end
+    except KeyboardInterrupt:
         pass
+    interrupts.ended_as_meant()  # Ctrl-C or SIGTERM is how a server is meant to end
     _say(json_out, "qidf mcp stopped", {"stopped": True})
 
 

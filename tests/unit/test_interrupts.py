@@ -192,3 +192,13 @@ def test_cleanup_runs_although_a_signal_led_there(cli_handlers):
         _term()  # a new signal waits too
         assert interrupts.received() == signal.SIGTERM
     assert interrupts.received() == signal.SIGTERM
+
+
+def test_a_server_ended_by_its_signal_exits_0(cli_handlers):
+    """``qidf mcp`` is stopped with Ctrl-C or SIGTERM: that is its normal end, not 130."""
+    with pytest.raises(KeyboardInterrupt):
+        _term()
+        time.sleep(1)
+    assert interrupts.finish(0) == 130
+    interrupts.ended_as_meant()
+    assert interrupts.finish(0) == 0
