@@ -391,3 +391,29 @@ def test_strategy_is_passed_to_install(fake, monkeypatch):
     assert not plan.items[0].notes
     assert apply_plan(plan, conns(fake)).ok
     assert seen["strategy"] is install.Strategy.CLONE
+
+
+def test_the_strict_reader_knows_every_key_a_plan_item_has():
+    """A key ``plan --out`` writes that ``desired.saved`` does not know would make every saved
+    plan unreadable (the revert action and the statistics keys once did)."""
+    import dataclasses
+
+    from qidf_ctl.desired.items import PlanItem
+    from qidf_ctl.desired.saved import ITEM_KEYS
+
+    assert {f.name for f in dataclasses.fields(PlanItem)} == set(ITEM_KEYS)
+
+
+@pytest.mark.parametrize("strategy,action,stats_only", [
+    ("reopen", "update", False), ("close", "revert", False), ("close", "update", True)])
+def test_items_of_every_action_and_strategy_round_trip(strategy, action, stats_only):
+    from qidf_ctl.desired.items import PlanItem
+
+    item = PlanItem(cluster=None, kind="index", name="code", target="code", action=action,
+                    strategy=strategy, mode="script", before="BM25", after="q-log q=0.7",
+                    params={"q": 0.7, "k1": 1.2, "b": 0.75, "form": "lucene"},
+                    stats="index", stats_before="per-shard statistics",
+                    stats_only=stats_only)
+    plan = Plan("qidf.toml", "0" * 64, [item])
+    again = Plan.from_dict(json.loads(json.dumps(plan.as_dict())))
+    assert again.items == [item]
