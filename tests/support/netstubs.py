@@ -21,6 +21,7 @@ import ssl
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -59,6 +60,15 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 class _Quiet(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
+
+    def reply(self, status: int, data: bytes, headers: Iterable[tuple[str, str]]) -> None:
+        """One whole answer: status, ``headers``, the length of ``data``, then ``data``."""
+        self.send_response(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _pipe(a: socket.socket, b: socket.socket) -> None:
@@ -109,13 +119,9 @@ class ForwardProxy(_Server):
                     status, resp_headers, data = resp.status, resp.headers, resp.read()
                 except urllib.error.HTTPError as exc:
                     status, resp_headers, data = exc.code, exc.headers, exc.read()
-                self.send_response(status)
-                for key, value in resp_headers.items():
-                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                        self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(status, data, [
+                    (k, v) for k, v in resp_headers.items()
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length")])
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _forward
 
@@ -138,13 +144,8 @@ class Canned(_Server):
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply(status, body,
+                           [("Content-Type", content_type), *(headers or {}).items()])
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
 
@@ -269,12 +270,8 @@ class EchoCredentials(_Server):
                 else:
                     status, kind = 401, "text/html; charset=utf-8"
                     body = f"<html><body>user:password {said} refused</body></html>"
-                data = body.encode("utf-8", "surrogateescape")
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(status, body.encode("utf-8", "surrogateescape"),
+                           [("Content-Type", kind)])
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
 
@@ -326,11 +323,7 @@ class EchoingReverseProxy(_Server):
                         data += f" [proxy: the request carried {said}]".encode()
                     if refusals_as and status in (401, 403):
                         status = refusals_as
-                self.send_response(status)
-                self.send_header("Content-Type", kind or "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(status, data, [("Content-Type", kind or "application/json")])
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _forward
 
