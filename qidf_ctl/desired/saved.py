@@ -10,13 +10,14 @@ naming the file, the item and the key.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
+import math
 from collections.abc import Callable
 from typing import Any
 
 from qidf_ctl import textfile
 from qidf_ctl.cluster import check_name
+from qidf_ctl.cluster.profiles import KEYS
 from qidf_ctl.desired.items import (
     CREATE,
     DATA_STREAM,
@@ -77,20 +78,15 @@ def _choice(values: tuple[str, ...]) -> Check:
 
 def _number(value: Any) -> str | None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return None if ok and value == value and abs(value) != float("inf") else "a finite number"
+    return None if ok and math.isfinite(value) else "a finite number"
 
 
 def _integer(value: Any) -> str | None:
     return None if isinstance(value, int) and not isinstance(value, bool) else "an integer"
 
 
-def _profile_keys() -> dict[str, Check]:
-    """What ``Profile.as_dict`` writes, derived from the one profile model."""
-    by_type: dict[str, Check] = {"str": _string, "str | None": _optional(_string),
-                                 "bool": _boolean, "float | None": _optional(_number),
-                                 "int | None": _optional(_integer)}
-    return {f.name: by_type[str(f.type)] for f in dataclasses.fields(Profile)
-            if f.name != "source"}
+_BY_KIND: dict[str, Check] = {"string": _optional(_string), "boolean": _boolean,
+                              "number": _optional(_number), "integer": _optional(_integer)}
 
 
 PLAN_KEYS: dict[str, Check] = {
@@ -111,7 +107,8 @@ ITEM_KEYS: dict[str, Check] = {
 }
 ITEM_REQUIRED = ("cluster", "kind", "name", "target", "action", "strategy", "mode", "before",
                  "after")
-PROFILE_KEYS: dict[str, Check] = _profile_keys()
+# What Profile.as_dict writes: the keys of the one profile model (cluster.profiles.KEYS).
+PROFILE_KEYS: dict[str, Check] = {"name": _string, **{k.name: _BY_KIND[k.kind] for k in KEYS}}
 
 
 def _fail(source: str, where: str, message: str) -> UsageError:
