@@ -36,12 +36,13 @@ PUBLIC_REPOSITORY = "https://github.com/qidf/qidf.git"
 
 
 def install_blocks() -> list[list[str]]:
-    """The `bash` blocks of the README's install section (between its snippet markers), as
-    lines."""
+    """The `bash` blocks of the README's install section (between its snippet markers): their
+    command lines."""
     readme = (ROOT / "README.md").read_text()
     section = readme.split("[start:install]", 1)[1].split("[end:install]", 1)[0]
     blocks = re.findall(r"^```bash\n(.*?)^```", section, re.S | re.M)
-    return [[line for line in block.splitlines() if line.strip()] for block in blocks]
+    return [[line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+            for block in blocks]
 
 
 def _user_env(activate: Path | None = None) -> dict[str, str]:
