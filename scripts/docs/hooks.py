@@ -59,7 +59,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         page.edit_url = f"{config.repo_url.rstrip('/')}/edit/main/{outside}"
     try:
         markdown = generated.expand(markdown, page.file.src_uri)
-        page_dir = Path(page.file.abs_src_path or ROOT / "docs").parent
+        page_dir = Path(page.file.abs_src_path or ROOT / "docs" / page.file.src_uri).parent
         return pictures.expand(markdown, page.file.src_uri, page_dir)
     except Exception as exc:  # one line naming the page, and the build stops
         raise PluginError(f"generating {page.file.src_uri}: {exc}") from exc

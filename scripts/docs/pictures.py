@@ -43,7 +43,7 @@ class Picture:
 
 PICTURES = {p.name: p for p in (
     Picture("idf-curves", "BM25's IDF and the q-log IDF at q 0.7, 0.3 and 0.05 over df",
-            "The IDF of a term in df of the demo's 13,994 documents, computed by {source}. "
+            "The IDF of a term found in df of the demo's 13,994 documents, computed by {source}. "
             "The dotted line is df = 50: BM25 gives such a term 62% of a one-off token's "
             "weight, q = 0.3 under 10%.",
             ("qidf's formula module", "qidf_ctl/formula/qlog.py"),
