@@ -7,7 +7,7 @@
 # Extra arguments go to mkdocs (e.g. --dev-addr 127.0.0.1:8010, --site-dir DIR).
 set -euo pipefail
 source "$(dirname "$0")/bootstrap.sh"
-bootstrap_python docs
+bootstrap_python docs,plot  # plot: matplotlib draws the pictures (scripts/docs/pictures.py)
 cd "$QIDF_ROOT"
 started=$(date +%s)
 command="${1:-build}"

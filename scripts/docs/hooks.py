@@ -4,7 +4,9 @@
   the site at their repository path, and every link written as a repository path is mapped
   to its page or to the file in the repository (``repo_links.py``);
 - ``<!-- generated: NAME -->`` lines become reference sections rendered from the code: the
-  CLI from the typer app, the exit codes, the keys of qidf.toml (``generated.py``).
+  CLI from the typer app, the exit codes, the keys of qidf.toml (``generated.py``);
+- ``<!-- picture: NAME -->`` lines become pictures drawn from the code and the benchmark
+  results, served as ``pictures/NAME.svg`` (``pictures.py``).
 
 A failure here fails the build, as a warning does under ``--strict``.
 """
@@ -14,9 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import generated
+import pictures
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from repo_links import RepoLinks, RepoLinksExtension
 
@@ -38,6 +41,12 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _links is not None
     for file in _links.outside_docs(config):
         files.append(file)
+    for name in pictures.PICTURES:
+        try:
+            content = pictures.svg(name)
+        except Exception as exc:  # one line naming the picture, and the build stops
+            raise PluginError(f"drawing the picture {name}: {exc}") from exc
+        files.append(File.generated(config, pictures.site_path(name), content=content))
     _links.index(files)
     return files
 
@@ -49,6 +58,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if outside and not outside.startswith("docs/") and config.repo_url:
         page.edit_url = f"{config.repo_url.rstrip('/')}/edit/main/{outside}"
     try:
-        return generated.expand(markdown, page.file.src_uri)
+        markdown = generated.expand(markdown, page.file.src_uri)
+        page_dir = Path(page.file.abs_src_path or ROOT / "docs" / page.file.src_uri).parent
+        return pictures.expand(markdown, page.file.src_uri, page_dir)
     except Exception as exc:  # one line naming the page, and the build stops
         raise PluginError(f"generating {page.file.src_uri}: {exc}") from exc

@@ -1,7 +1,8 @@
 """The engine matrix: the same checks on every engine qidf supports, one engine per run.
 
 ``scripts/test_matrix.sh`` runs this module once per engine, setting ``QIDF_MATRIX_ENGINE``
-(opensearch-2.19.6, opensearch-3.8.0 on a Java 21+ JDK, elasticsearch-8.19.21),
+(opensearch-2.19.6, opensearch-3.8.0 and elasticsearch-9.5.3 on a Java 21+ JDK,
+elasticsearch-8.19.21),
 ``QIDF_MATRIX_PLUGIN_ZIP`` (the plugin built for that exact version) and
 ``QIDF_MATRIX_PORT``; without them it skips. The module starts its own node and stops it.
 

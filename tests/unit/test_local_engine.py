@@ -112,3 +112,15 @@ def test_only_modules_the_zip_lacks_are_added(tmp_path, shipped, missing):
     got = _missing_modules(zip_path, "opensearch-3.6.0",
                            ("lang-painless", "analysis-common"))
     assert got == missing
+
+
+def test_only_files_with_a_pinned_sha256_skip_mavens_checksums():
+    es9 = artifacts.Coordinate("org.elasticsearch.distribution.integ-test-zip", "elasticsearch",
+                               "9.5.3", "zip")
+    es8 = artifacts.Coordinate("org.elasticsearch.distribution.integ-test-zip", "elasticsearch",
+                               "8.19.21", "zip")
+    assert es9.filename in artifacts.PINNED_SHA256  # Maven Central has no checksum for it
+    assert artifacts.checksum_policy([es9]) == "--lax-checksums"
+    assert artifacts.checksum_policy([es8]) == "--strict-checksums"
+    assert artifacts.checksum_policy([es9, es8]) == "--strict-checksums"
+    assert artifacts.checksum_policy([]) == "--strict-checksums"
