@@ -6,7 +6,10 @@ assignments and calls (``name(`` with no space); prose has almost none of them, 
 parentheses follow a space ("(development files)"). Docstrings are prose that mention
 identifiers. A text looks like code when its **code punctuation share**, the characters
 ``{ } [ ] ; = < >`` plus two for every call parenthesis (a letter, digit or underscore right
-before ``(``), per non-space character, is at least ``CODE_TEXT_MIN``.
+before ``(``), per non-space character, is at least ``CODE_TEXT_MIN``, **or** when most of
+its lines are code lines (``code_lines``: Ruby, shell, SQL, Lua, Elixir, Haskell and
+configuration files write blocks with words, not punctuation). The punctuation rule alone
+(``punctuation_code_share``, the detector before issue 36) is kept as a statistic.
 
 Every statistic here is a share over sampled texts or words: it estimates a property of
 the population the sample was drawn from and has no size term, so an index of 10^3 or 10^7
@@ -23,6 +26,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from qidf_ctl.stats.code_lines import CODE_LINE_SHARE_MIN, CODE_LINES_MIN, code_by_lines
+
 CODE_CHARS = frozenset("{}[];=<>")
 CALL = re.compile(r"[A-Za-z0-9_]\(")
 CODE_TEXT_MIN = 0.03
@@ -35,7 +40,14 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
     "code_like_share": (
         "share of texts that look like code",
         f"texts whose code punctuation ({{ }} [ ] ; = < >, and 2 per call parenthesis "
-        f"'name(') is at least {CODE_TEXT_MIN:g} of their non-space characters"),
+        f"'name(') is at least {CODE_TEXT_MIN:g} of their non-space characters, or at least "
+        f"{CODE_LINE_SHARE_MIN:.0%} of whose non-comment lines (and {CODE_LINES_MIN} or more) "
+        "are code lines: statements, declarations, block keywords, assignments, "
+        "configuration entries or markup tags of a mainstream language"),
+    "punctuation_code_share": (
+        "share of texts with code punctuation",
+        f"texts whose code punctuation is at least {CODE_TEXT_MIN:g} of their non-space "
+        "characters (the code test before issue 36)"),
     "code_punctuation": (
         "mean code punctuation share",
         "per-text share of non-space characters that are code punctuation, averaged"),
@@ -56,7 +68,7 @@ def code_punctuation_share(text: str) -> float:
 
 
 def looks_like_code(text: str) -> bool:
-    return code_punctuation_share(text) >= CODE_TEXT_MIN
+    return code_punctuation_share(text) >= CODE_TEXT_MIN or code_by_lines(text)
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,7 @@ class TextShape:
     code_punctuation: float
     identifier_words: float
     mean_words: float
+    punctuation_code_share: float = math.nan
 
     def as_dict(self) -> dict[str, object]:
         return {**self.__dict__, "code_like_interval": list(self.code_like_interval)}
@@ -89,7 +102,9 @@ def text_shape(texts: Sequence[str]) -> TextShape:
     """The shape of ``texts`` (empty texts count: an empty field value is not code)."""
     n = len(texts)
     shares = [code_punctuation_share(t) for t in texts]
-    code = sum(1 for s in shares if s >= CODE_TEXT_MIN)
+    punctuated = sum(1 for s in shares if s >= CODE_TEXT_MIN)
+    code = sum(1 for t, s in zip(texts, shares, strict=True)
+               if s >= CODE_TEXT_MIN or code_by_lines(t))
     words = [w for t in texts for w in t.split()]
     ident = sum(1 for w in words if IDENTIFIER_WORD.search(w))
     return TextShape(
@@ -99,4 +114,5 @@ def text_shape(texts: Sequence[str]) -> TextShape:
         code_punctuation=sum(shares) / n if n else math.nan,
         identifier_words=ident / len(words) if words else math.nan,
         mean_words=len(words) / n if n else math.nan,
+        punctuation_code_share=punctuated / n if n else math.nan,
     )
