@@ -42,7 +42,8 @@ from qidf_ctl.predictors.base import (
     QueryKind,
     register,
 )
-from qidf_ctl.predictors.evidence import code_like
+from qidf_ctl.predictors.evidence import code_like, plain
+from qidf_ctl.stats.text_shape import DEFINITIONS as SHAPES
 
 if TYPE_CHECKING:
     from qidf_ctl.stats import FieldStats
@@ -95,6 +96,34 @@ def _text_field(text: str, evidence: dict[str, Evidence], kind: QueryKind | None
         evidence=evidence, query_kind_use="decided")
 
 
+def _sample_on_code(queries: QuerySample | None, evidence: dict[str, Evidence]) -> str:
+    """A query sample on a code field is read and reported: what it holds, and why it keeps
+    the level (on the benchmark, code documents gain at this level whether they are searched
+    with text or with code; benchmarks/retrieval/predictor.md, issue 36)."""
+    if queries is None:
+        return ""
+    asked = code_like(queries.shape, "queries")
+    evidence["code_like_queries"] = asked
+    words = queries.shape.identifier_words
+    evidence["identifier_words_queries"] = plain(
+        words, f"{SHAPES['identifier_words'][0]} (queries, {queries.shape.texts:,} sampled)",
+        SHAPES["identifier_words"][1])
+    named = f", {_pct(words)} of their words identifiers" if words == words else ""
+    return (f"; the query sample was read ({_pct(asked.value)} of {queries.shape.texts:,} "
+            f"look like code{named}): text and code queries both gain on a code field")
+
+
+def _sample_read(queries: QuerySample | None, evidence: dict[str, Evidence]) -> str:
+    """A query sample on a mixed field: reported; no mixed field was measured to say which
+    level its queries would want, so BM25 stays."""
+    if queries is None:
+        return ""
+    asked = code_like(queries.shape, "queries")
+    evidence["code_like_queries"] = asked
+    return (f"; the query sample was read ({_pct(asked.value)} of {queries.shape.texts:,} "
+            "look like code) and does not decide a mixed field")
+
+
 def _against_sample(kind: QueryKind | None, verdict: QueryKind | None) -> tuple[str, str | None]:
     """What the reason says of a stated kind next to the sample's verdict (None: mixed)."""
     if kind is None:
@@ -127,13 +156,13 @@ def decide(field_stats: FieldStats, queries: QuerySample | None,
         return _field_decides(Decision(Q_CODE_CORPUS, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "
             f"{Q_CODE_CORPUS:.2f}: a code field, rare identifiers deserve more weight than "
-            "BM25 gives"), evidence=evidence), query_kind)
+            f"BM25 gives{_sample_on_code(queries, evidence)}"), evidence=evidence), query_kind)
     if share > TEXT_CORPUS_MAX:
         return _field_decides(Decision(Q_BM25, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code: neither "
             f"clearly code (>= {_pct(CODE_CORPUS_MIN)}) nor text (<= {_pct(TEXT_CORPUS_MAX)})"
-            " -> q 1.00: BM25 stays (ambiguous: a mixed field)"), ambiguous=True,
-            evidence=evidence), query_kind)
+            f" -> q 1.00: BM25 stays (ambiguous: a mixed field){_sample_read(queries, evidence)}"
+            ), ambiguous=True, evidence=evidence), query_kind)
     text = f"{_pct(share)} of {shape.texts:,} sampled documents look like code: a text field"
     if queries is None:
         return _text_field(text, evidence, query_kind)

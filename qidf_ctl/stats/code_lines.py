@@ -131,6 +131,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx))
 ))
 
 
+# Every pattern in one expression: the detector asks "any?" once per line.
+ANY = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in PATTERNS))
+# A text is judged on its first MAX_LINES counted lines (a file's first screens say what it
+# is), which bounds the cost of a sample of long files.
+MAX_LINES = 100
+
+
 def is_comment(line: str) -> bool:
     return COMMENT.match(line) is not None
 
@@ -175,14 +182,17 @@ def code_line_counts(text: str) -> tuple[int, int]:
                 inside = None
             continue
         opened = _block_opened(line)
-        if opened is not None and (is_comment(line) or line.startswith(('"""', "'''", "="))):
+        if opened is not None and (is_comment(line) or line.startswith("=") or line.lstrip(
+                "rbuRBU").startswith(('"""', "'''"))):
             inside = opened
             continue
         if not line or is_comment(line):
             continue
         counted += 1
-        if code_line_kind(line) is not None:
+        if ANY.search(line) is not None:
             code += 1
+        if counted >= MAX_LINES:
+            break
     return code, counted
 
 

@@ -31,6 +31,11 @@ from qidf_ctl.stats.code_lines import CODE_LINE_SHARE_MIN, CODE_LINES_MIN, code_
 CODE_CHARS = frozenset("{}[];=<>")
 CALL = re.compile(r"[A-Za-z0-9_]\(")
 CODE_TEXT_MIN = 0.03
+# A text's shape is read on its first MAX_TEXT_CHARS characters: a whole source file (a
+# file-level index) is judged by its first few hundred lines, which keeps the sample's cost
+# flat whatever the documents' length.
+MAX_TEXT_CHARS = 20_000
+IDENTIFIER_CHARS = 2_000  # the identifier-word share: each text's first 2,000 characters
 # A whitespace-separated word shaped like an identifier: snake_case, camelCase, a dotted or
 # ::/-> path, or a call.
 IDENTIFIER_WORD = re.compile(
@@ -60,15 +65,16 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
 
 def code_punctuation_share(text: str) -> float:
     """Code punctuation per non-space character (0 for an empty text)."""
-    non_space = sum(1 for c in text if not c.isspace())
+    text = text[:MAX_TEXT_CHARS]
+    non_space = len("".join(text.split()))
     if not non_space:
         return 0.0
-    marks = sum(1 for c in text if c in CODE_CHARS) + 2 * len(CALL.findall(text))
+    marks = sum(text.count(c) for c in CODE_CHARS) + 2 * len(CALL.findall(text))
     return marks / non_space
 
 
 def looks_like_code(text: str) -> bool:
-    return code_punctuation_share(text) >= CODE_TEXT_MIN or code_by_lines(text)
+    return code_punctuation_share(text) >= CODE_TEXT_MIN or code_by_lines(text[:MAX_TEXT_CHARS])
 
 
 @dataclass(frozen=True)
@@ -104,15 +110,16 @@ def text_shape(texts: Sequence[str]) -> TextShape:
     shares = [code_punctuation_share(t) for t in texts]
     punctuated = sum(1 for s in shares if s >= CODE_TEXT_MIN)
     code = sum(1 for t, s in zip(texts, shares, strict=True)
-               if s >= CODE_TEXT_MIN or code_by_lines(t))
+               if s >= CODE_TEXT_MIN or code_by_lines(t[:MAX_TEXT_CHARS]))
     words = [w for t in texts for w in t.split()]
-    ident = sum(1 for w in words if IDENTIFIER_WORD.search(w))
+    read = [w for t in texts for w in t[:IDENTIFIER_CHARS].split()]
+    ident = sum(1 for w in read if IDENTIFIER_WORD.search(w))
     return TextShape(
         texts=n,
         code_like_share=code / n if n else math.nan,
         code_like_interval=wilson(code, n),
         code_punctuation=sum(shares) / n if n else math.nan,
-        identifier_words=ident / len(words) if words else math.nan,
+        identifier_words=ident / len(read) if read else math.nan,
         mean_words=len(words) / n if n else math.nan,
         punctuation_code_share=punctuated / n if n else math.nan,
     )

@@ -34,7 +34,7 @@ _PYLIB = sys.base_prefix + "/lib/python3.*"
 
 # language -> (kind, glob patterns); kinds: code, config, markup, text.
 GLOBS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "python": ("code", (f"{_PYLIB}/**/*.py",)),
+    "python": ("code", (f"{_PYLIB}/[!s]*/**/*.py", f"{_PYLIB}/*.py")),  # not site-packages
     "ruby": ("code", (f"{SOURCES}/debian/*/root/usr/lib/ruby/**/*.rb",
                       f"{SOURCES}/debian/*/root/usr/share/ruby*/**/*.rb",
                       f"{SOURCES}/git/*/tree/**/*.rb")),

@@ -137,7 +137,8 @@ def _field(code_share: float, documents: float = 10_000, splits: list[str] | Non
 
 def _queries(code_share: float) -> SimpleNamespace:
     return SimpleNamespace(shape=SimpleNamespace(texts=500, code_like_share=code_share,
-                                                 code_like_interval=(0.0, 1.0)))
+                                                 code_like_interval=(0.0, 1.0),
+                                                 identifier_words=0.1))
 
 
 def _decide(field: SimpleNamespace, queries: SimpleNamespace | None = None):
@@ -168,7 +169,9 @@ def test_decision_on_every_side_of_the_bounds(docs, queries, q, ambiguous, words
     assert (d.q, d.ambiguous) == (q, ambiguous) and words in d.reason
     assert "\n" not in d.reason and len(d.reason) < 300  # one line
     assert "code_like_documents" in d.evidence
-    assert ("code_like_queries" in d.evidence) is (queries is not None and docs <= TEXT_DOCS)
+    # The query sample always counts: read and reported whatever the field is (issue 36).
+    assert ("code_like_queries" in d.evidence) is (queries is not None)
+    assert ("query sample" in d.reason or "sampled queries" in d.reason) is (queries is not None)
 
 
 def test_glued_df1_terms_do_not_decide():
