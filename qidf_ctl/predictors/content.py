@@ -59,6 +59,14 @@ TEXT_QUERIES_MAX = 0.496
 Q_CODE_CORPUS = 0.6
 Q_CODE_QUERIES = 0.7
 Q_BM25 = 1.0
+# Code fields of long documents (whole files: a repository searched with commit messages or
+# issues) get their own level, fitted on file-level tasks (issue 36's G3): their optimum is
+# not a function corpus's. LONG_DOCUMENT_WORDS: the geometric middle of the gap between the
+# longest function corpus and the shortest file-level corpus (mean words per document).
+LONG_DOCUMENT_WORDS = 400.0
+Q_LONG_CODE = 1.0
+LONG_WHY = ("on file-level tasks no lower q gained beyond noise and q 0.6 lost, so BM25 "
+            "stays")
 
 
 def _pct(x: float) -> str:
@@ -96,7 +104,8 @@ def _text_field(text: str, evidence: dict[str, Evidence], kind: QueryKind | None
         evidence=evidence, query_kind_use="decided")
 
 
-def _sample_on_code(queries: QuerySample | None, evidence: dict[str, Evidence]) -> str:
+def _sample_on_code(queries: QuerySample | None, evidence: dict[str, Evidence],
+                    tail: str = "text and code queries both gain on a code field") -> str:
     """A query sample on a code field is read and reported: what it holds, and why it keeps
     the level (on the benchmark, code documents gain at this level whether they are searched
     with text or with code; benchmarks/retrieval/predictor.md, issue 36)."""
@@ -110,7 +119,7 @@ def _sample_on_code(queries: QuerySample | None, evidence: dict[str, Evidence]) 
         SHAPES["identifier_words"][1])
     named = f", {_pct(words)} of their words identifiers" if words == words else ""
     return (f"; the query sample was read ({_pct(asked.value)} of {queries.shape.texts:,} "
-            f"look like code{named}): text and code queries both gain on a code field")
+            f"look like code{named}): {tail}")
 
 
 def _sample_read(queries: QuerySample | None, evidence: dict[str, Evidence]) -> str:
@@ -152,6 +161,16 @@ def decide(field_stats: FieldStats, queries: QuerySample | None,
     docs = code_like(shape, "documents")
     evidence["code_like_documents"] = docs
     share = docs.value
+    if share >= CODE_CORPUS_MIN and shape.mean_words >= LONG_DOCUMENT_WORDS:
+        evidence["mean_words_documents"] = plain(
+            shape.mean_words, f"{SHAPES['mean_words'][0]} (documents, {shape.texts:,} sampled)",
+            SHAPES["mean_words"][1])
+        return _field_decides(Decision(Q_LONG_CODE, (
+            f"{_pct(share)} of {shape.texts:,} sampled documents look like code, "
+            f"{shape.mean_words:,.0f} words each on average (whole files, not functions) -> q "
+            f"{Q_LONG_CODE:.2f}: {LONG_WHY}"
+            f"{_sample_on_code(queries, evidence, 'it does not change this')}"),
+            evidence=evidence), query_kind)
     if share >= CODE_CORPUS_MIN:
         return _field_decides(Decision(Q_CODE_CORPUS, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "

@@ -56,6 +56,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
     "code_punctuation": (
         "mean code punctuation share",
         "per-text share of non-space characters that are code punctuation, averaged"),
+    "mean_words": (
+        "mean words per text",
+        "whitespace-separated words per sampled text, averaged"),
     "identifier_words": (
         "identifier-shaped word share",
         "share of whitespace-separated words that are snake_case, camelCase, a.b, a::b, a->b "

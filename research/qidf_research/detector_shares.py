@@ -50,7 +50,9 @@ GLOBS: dict[str, tuple[str, tuple[str, ...]]] = {
                             f"{SOURCES}/npm/*/root/package/**/*.js")),
     "typescript": ("code", (f"{SOURCES}/npm/*/root/package/**/*.ts",)),
     "go": ("code", ("/usr/local/go/src/**/*.go",)),
-    "java": ("code", ("/usr/share/maven/**/*.java", f"{SOURCES}/java-unzipped/**/*.java")),
+    "java": ("code", ("zip:/usr/lib/jvm/java-1.17.0-openjdk-amd64/lib/src.zip:.java",)),
+    "kotlin": ("code", (f"zip:{SOURCES}/maven/*/*-sources.jar:.kt",)),
+    "scala": ("code", (f"zip:{SOURCES}/maven/*/*-sources.jar:.scala",)),
     "c": ("code", ("/usr/include/**/*.h", f"{SOURCES}/debian/linux-source*/c/**/*.c",
                    f"{SOURCES}/git/*/tree/**/*.c")),
     "cpp": ("code", (f"{SOURCES}/git/*/tree/**/*.cc", f"{SOURCES}/git/*/tree/**/*.hpp",
@@ -102,12 +104,34 @@ def _is_shell(text: str) -> bool:
     return first.startswith("#!") and any(s in first for s in ("sh", "bash", "dash", "zsh"))
 
 
+def _zip_members(pattern: str) -> list[str]:
+    """``zip:ARCHIVES:.ext``: members ending in .ext of the archives the glob names."""
+    import zipfile
+
+    archives, ext = pattern[4:].rsplit(":", 1)
+    out = []
+    for a in sorted(glob.glob(archives)):
+        with zipfile.ZipFile(a) as zf:
+            out += [f"{a}!{n}" for n in zf.namelist() if n.endswith(ext)]
+    return out
+
+
+def _read_member(path: str) -> str | None:
+    import zipfile
+
+    archive, name = path.split("!", 1)
+    with zipfile.ZipFile(archive) as zf:
+        raw = zf.read(name)
+    return raw[:MAX_CHARS].decode("utf-8", errors="replace") if raw else None
+
+
 def files_of(language: str, patterns: tuple[str, ...], seed: int = 0) -> list[str]:
-    paths = sorted({p for pat in patterns for p in glob.glob(pat, recursive=True)})
+    paths = sorted({p for pat in patterns for p in (
+        _zip_members(pat) if pat.startswith("zip:") else glob.glob(pat, recursive=True))})
     random.Random(seed).shuffle(paths)
     texts: list[str] = []
     for p in paths:
-        text = _read(p)
+        text = _read_member(p) if "!" in p else _read(p)
         if text is None or not text.strip():
             continue
         if language == "shell" and not (p.endswith(".sh") or _is_shell(text)):

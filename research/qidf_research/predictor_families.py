@@ -86,8 +86,13 @@ def shapes(keys: list[str]) -> dict[str, dict[str, float]]:
                                           if SHAPES.is_file() else {})
     builders = task_builders(keys)
     changed = False
+    from qidf_research.sources.pinned import CORPORA
+
     for key, build in builders.items():
         if key in cache:
+            continue
+        lang = key.split("-")[0]
+        if not built_only_ok(lang, key, CORPORA):
             continue
         try:
             task = build()
@@ -102,6 +107,15 @@ def shapes(keys: list[str]) -> dict[str, dict[str, float]]:
         SHAPES.parent.mkdir(parents=True, exist_ok=True)
         SHAPES.write_text(json.dumps(cache, indent=1, sort_keys=True))
     return cache
+
+
+BUILT_ONLY = False  # --built-only: never build a corpus here (another run may be building it)
+
+
+def built_only_ok(lang: str, key: str, corpora: Any) -> bool:
+    if not BUILT_ONLY or lang == "go":
+        return True
+    return not key.endswith("-prose") and (corpora / f"{lang}.jsonl.gz").is_file()
 
 
 def rows_of(results: dict[str, Any]) -> list[Row]:
@@ -353,7 +367,14 @@ def _params(p: Params) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--report", action="store_true", help="tables from families.json only")
+    ap.add_argument("--shapes-only", action="store_true",
+                    help="only compute the tasks' shares (of corpora already built)")
     args = ap.parse_args(argv)
+    if args.shapes_only:
+        global BUILT_ONLY
+        BUILT_ONLY = True
+        shapes(sorted(json.loads((OUT / "results.json").read_text())["tasks"]))
+        return 0
     path = OUT / "families.json"
     if args.report:
         data = json.loads(path.read_text())
