@@ -304,6 +304,41 @@ def study(results: dict[str, Any]) -> dict[str, Any]:
                      "prose": {c["key"]: (c["q"], c["change"]) for c in read(rows, full)
                                if c["family"] == "prose"}}
         print(cand, out[cand]["lofo"]["pooled"], file=sys.stderr, flush=True)
+    out["file_level"] = file_level(rows, out["R1"]["fitted"])
+    return out
+
+
+def file_level(rows: list[Row], p: Params) -> dict[str, Any]:
+    """G0 (the code level) and G3 (a level for long code documents, fitted leave one
+    repository out) on the file-level tasks; L from the function corpora and the file
+    corpora (mean words of their sampled documents)."""
+    from qidf_research import filelevel_reading as fl
+
+    tasks = fl.load()
+    if not tasks:
+        return {"tasks": []}
+    functions = [r["stats"]["src_mean_words"] for r in rows if r["kind"] == "code"]
+    bound = fl.length_bound(functions, [t["docs"].mean_words for t in tasks])
+    out: dict[str, Any] = {"L": bound, "longest_function_corpus": max(functions),
+                           "q_long_all": fl.fit_long_level(tasks), "tasks": []}
+    for t in tasks:
+        doc = side(t["docs"].code_like_share, p["t_c"])
+        g0 = level_of({"stats": {}}, p, "q_c") if doc == "code" else 1.0
+        q_long = fl.fit_long_level([o for o in tasks if o is not t])
+        long = bound is not None and t["docs"].mean_words >= bound
+        g3 = q_long if doc == "code" and long else g0
+        out["tasks"].append({
+            "key": t["key"], "repo": t["repo"], "documents": t["documents"],
+            "code_like_documents": t["docs"].code_like_share,
+            "punctuation_documents": t["docs"].punctuation_code_share,
+            "mean_words": t["docs"].mean_words,
+            "code_like_queries": t["queries"].code_like_share,
+            "G0": fl.reading(t, g0), "G3": fl.reading(t, g3), "q_long_fold": q_long})
+    for g in ("G0", "G3"):
+        cells = [x[g] for x in out["tasks"]]
+        out[g] = {"significant_losses": sum(c["significant_loss"] for c in cells),
+                  "worst_change": min(c["change"] for c in cells),
+                  **summarize((c["bm25"], c["oracle"], c["at"]) for c in cells)}
     return out
 
 
@@ -352,7 +387,40 @@ def report(data: dict[str, Any]) -> str:
             lines.append(f"| {c['key']} | {c['oracle_q']:g} | {c['bm25']:.4f} | "
                          f"{c['oracle']:.4f} | {c['q']:g} | {_fmt(c['recovery'], '.2f')} | "
                          f"{d['q']:g} | {_fmt(d['recovery'], '.2f')} |")
+    lines += _file_lines(data.get("file_level", {}))
     return "\n".join(lines) + "\n"
+
+
+def _file_lines(fl: dict[str, Any]) -> list[str]:
+    if not fl.get("tasks"):
+        return ["", "No file-level task was available when this was generated."]
+    out = ["", "## File-level tasks (commit message -> whole files; issue 32's data)", "",
+           f"G0: the code level (R1's q_c) on every code field; G3: q_long on code fields whose "
+           f"sampled documents average at least L = {_fmt(fl['L'], ',.0f')} words (the longest "
+           f"function corpus averages {fl['longest_function_corpus']:,.0f}), q_long fitted "
+           f"leave one repository out (on all: {fl['q_long_all']:g}). Scored on each "
+           "repository's newer commits; the sample is its older commits' messages; p: paired "
+           "bootstrap against BM25 (10,000 resamples).", "",
+           "| repository | files | looks like code (punctuation alone) | mean words | "
+           "queries code-like | oracle q (gain, p) | G0 q: change (p) | G3 q: change (p) |",
+           "|---|---:|---|---:|---:|---|---|---|"]
+    for t in fl["tasks"]:
+        g0, g3 = t["G0"], t["G3"]
+        gain = g0["oracle"] - g0["bm25"]
+        out.append(
+            f"| {t['repo']} | {t['documents']:,} | {t['code_like_documents']:.0%} "
+            f"({t['punctuation_documents']:.0%}) | {t['mean_words']:,.0f} | "
+            f"{t['code_like_queries']:.0%} | {g0['oracle_q']:g} ({gain:+.4f}, "
+            f"{_fmt(g0['oracle_p'], '.3f')}) | {g0['q']:g}: {g0['change']:+.4f} "
+            f"({_fmt(g0['p'], '.3f')}) | {g3['q']:g}: {g3['change']:+.4f} "
+            f"({_fmt(g3['p'], '.3f')}) |")
+    for g in ("G0", "G3"):
+        x = fl[g]
+        out.append(f"\n{g}: significant losses {x['significant_losses']}, worst change "
+                   f"{x['worst_change']:+.4f}, mean / gain-weighted / worst recovery "
+                   f"{_fmt(x['mean'])} / {_fmt(x['gain_weighted'])} / {_fmt(x['worst'])} "
+                   f"({x['tasks']} with an oracle gain >= 0.005).")
+    return out
 
 
 def _params(p: Params) -> str:

@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import subprocess
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,8 +28,10 @@ SKIP_DIRS = ("third_party/", "vendor/", "deps/", "examples/", "bench/", "benchma
              "fixtures/", "priv/templates/", "installer/templates/")
 
 
-def checkout(repo: str, commit: str, log: Log) -> Path:
-    """The tree of ``repo`` at ``commit``, exported once from its mirror."""
+def checkout(repo: str, commit: str, log: Log, extensions: tuple[str, ...] = ()) -> Path:
+    """The files of ``repo`` at ``commit`` (those ending in ``extensions``; all when empty),
+    exported once from its mirror. Read blob by blob (``git cat-file --batch``): a mirror may
+    lack its largest blobs (data files), which no extractor reads."""
     dest = SOURCES / "git" / f"{repo.replace('/', '+')}@{commit[:12]}"
     if (dest / ".done").is_file():
         return dest / "tree"
@@ -40,18 +41,38 @@ def checkout(repo: str, commit: str, log: Log) -> Path:
                                 f"(the research tools' fetch github:{repo})")
     shutil.rmtree(dest, ignore_errors=True)
     (dest / "tree").mkdir(parents=True)
-    log(f"git archive {repo}@{commit[:12]}")
-    archive = dest / "tree.tar"
-    with archive.open("wb") as out:
-        subprocess.run(["git", "-C", str(mirror), "archive", commit], stdout=out, check=True)
-    with tarfile.open(archive) as tf:
-        tf.extractall(dest / "tree", filter="data")
-    archive.unlink()
+    log(f"exporting {repo}@{commit[:12]}")
+    listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", commit],
+                             capture_output=True, check=True).stdout.decode("utf-8", "replace")
+    wanted: list[tuple[str, str]] = []
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, path = entry.split("\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode != "120000" and (not extensions or path.endswith(extensions)):
+            wanted.append((sha, path))
+    batch = subprocess.run(["git", "-C", str(mirror), "cat-file", "--batch"],
+                           input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
+                           capture_output=True, check=True).stdout
+    pos = 0
+    for _sha, path in wanted:
+        end = batch.index(b"\n", pos)
+        header = batch[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        out = dest / "tree" / path
+        if ".." not in Path(path).parts:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(batch[pos:pos + size])
+        pos += size + 1
     (dest / ".done").write_text("ok\n")
     return dest / "tree"
 
 
-def packages(pin_key: str, log: Log) -> list[PackageDir]:
+def packages(pin_key: str, log: Log, extensions: tuple[str, ...] = ()) -> list[PackageDir]:
     """Every pinned package of ``pin_key``: GitHub snapshots or Debian packages."""
     entry = json.loads(PINS.read_text())[pin_key]
     if entry["registry"] == "debian":
@@ -62,7 +83,7 @@ def packages(pin_key: str, log: Log) -> list[PackageDir]:
         return pkgs
     out = []
     for repo, commit in entry["packages"]:
-        root = checkout(repo, commit, log)
+        root = checkout(repo, commit, log, extensions)
         out.append(PackageDir(repo, commit[:12], _license_of(root), root))
     return out
 
@@ -79,5 +100,6 @@ def build(language: str, extract: Callable[[str, bytes, str], list[Candidate]],
           extensions: tuple[str, ...], keywords: frozenset[str], log: Log,
           stats: BuildStats) -> list[Pair]:
     """Pairs of ``language`` from its pinned packages (``sources.json`` key = language)."""
-    source = SnapshotSource(language, packages(language, log), extensions, extract, keywords)
+    source = SnapshotSource(language, packages(language, log, extensions), extensions, extract,
+                            keywords)
     return build_packaged(source, stats)
