@@ -57,7 +57,7 @@ GLOBS: dict[str, tuple[str, tuple[str, ...]]] = {
                    f"{SOURCES}/git/*/tree/**/*.c")),
     "cpp": ("code", (f"{SOURCES}/git/*/tree/**/*.cc", f"{SOURCES}/git/*/tree/**/*.hpp",
                      "/usr/include/c++/**/*")),
-    "rust": ("code", ("/root/.cargo/registry/src/*/*/src/**/*.rs", f"{SOURCES}/cargo/**/*.rs")),
+    "rust": ("code", (f"{SOURCES}/crates/cargo-home/registry/src/*/*/src/**/*.rs",)),
     "haskell": ("code", (f"{SOURCES}/git/*/tree/**/*.hs",)),
     "elixir": ("code", (f"{SOURCES}/git/*/tree/**/*.ex",)),
     "lua": ("code", (f"{SOURCES}/debian/*/root/usr/share/**/*.lua",

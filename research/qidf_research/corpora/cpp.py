@@ -7,6 +7,7 @@ line. Constructors, destructors and operators are CodeSearchNet's "standard meth
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,6 +39,9 @@ _DECLARATORS = frozenset({"function_declarator", "pointer_declarator",
                           "attributed_declarator"})
 
 
+_QUALNAME = re.compile(r"[~\w:]+(<[^<>(){};]*>)?(::[~\w]+)*")
+
+
 def _name(fn: Any) -> tuple[str, bool]:
     """(qualified name, whether it is a constructor, destructor or operator)."""
     node = fn.child_by_field_name("declarator")
@@ -46,7 +50,10 @@ def _name(fn: Any) -> tuple[str, bool]:
             node.named_children[0] if node.named_children else None)
     if node is None:
         return "_", False
-    qual = text(node)
+    # The declarator's name; a macro-made or unparsed head can leave a whole class here, so
+    # keep the leading name only (ids stay short and stable).
+    m = _QUALNAME.match(text(node).strip())
+    qual = m.group(0)[:120] if m else "_"
     leaf = qual.split("::")[-1]
     special = (node.type in ("destructor_name", "operator_name") or "operator" in leaf
                or leaf.startswith("~") or fn.child_by_field_name("type") is None)
