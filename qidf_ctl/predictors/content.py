@@ -59,14 +59,6 @@ TEXT_QUERIES_MAX = 0.496
 Q_CODE_CORPUS = 0.6
 Q_CODE_QUERIES = 0.7
 Q_BM25 = 1.0
-# Code fields of long documents (whole files: a repository searched with commit messages or
-# issues) get their own level, fitted on file-level tasks (issue 36's G3): their optimum is
-# not a function corpus's. LONG_DOCUMENT_WORDS: the geometric middle of the gap between the
-# longest function corpus and the shortest file-level corpus (mean words per document).
-LONG_DOCUMENT_WORDS = 400.0
-Q_LONG_CODE = 1.0
-LONG_WHY = ("on file-level tasks no lower q gained beyond noise and q 0.6 lost, so BM25 "
-            "stays")
 
 
 def _pct(x: float) -> str:
@@ -161,16 +153,6 @@ def decide(field_stats: FieldStats, queries: QuerySample | None,
     docs = code_like(shape, "documents")
     evidence["code_like_documents"] = docs
     share = docs.value
-    if share >= CODE_CORPUS_MIN and shape.mean_words >= LONG_DOCUMENT_WORDS:
-        evidence["mean_words_documents"] = plain(
-            shape.mean_words, f"{SHAPES['mean_words'][0]} (documents, {shape.texts:,} sampled)",
-            SHAPES["mean_words"][1])
-        return _field_decides(Decision(Q_LONG_CODE, (
-            f"{_pct(share)} of {shape.texts:,} sampled documents look like code, "
-            f"{shape.mean_words:,.0f} words each on average (whole files, not functions) -> q "
-            f"{Q_LONG_CODE:.2f}: {LONG_WHY}"
-            f"{_sample_on_code(queries, evidence, 'it does not change this')}"),
-            evidence=evidence), query_kind)
     if share >= CODE_CORPUS_MIN:
         return _field_decides(Decision(Q_CODE_CORPUS, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "
@@ -210,11 +192,13 @@ def decide(field_stats: FieldStats, queries: QuerySample | None,
 CONTENT = register(Predictor(
     name="qidf-content",
     formula=(f"q = 1 if the analyzer splits identifiers; q = {Q_CODE_CORPUS:g} if >= "
-             f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code; if <= "
+             f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code (code punctuation "
+             "or code lines); if <= "
              f"{_pct(TEXT_CORPUS_MAX)} do and a query sample is given, q = {Q_CODE_QUERIES:g} "
              f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code (without a "
              "sample, if the queries are stated to be code); else q = 1"),
-    source="fitted on the retrieval benchmark (benchmarks/retrieval/predictor.md)",
+    source="fitted on the retrieval benchmark for the worst task, leave-one-family-out "
+           "(version 2, issue 36; benchmarks/retrieval/predictor.md)",
     decide=decide,
     reads_query_kind=True,
 ))

@@ -205,27 +205,7 @@ def test_bounds_are_ordered():
     assert content.Q_CODE_CORPUS < 1 and content.Q_CODE_QUERIES < 1
 
 
-# --- version 2 (issue 36): whole files, and the sample on every field -----------------------
-
-
-def _long_field(code_share: float, words: float) -> SimpleNamespace:
-    field = _field(code_share)
-    field.source_shape.mean_words = words
-    return field
-
-
-def test_a_code_field_of_whole_files_gets_the_long_level():
-    d = _decide(_long_field(0.95, content.LONG_DOCUMENT_WORDS * 2))
-    assert d.q == content.Q_LONG_CODE and "whole files" in d.reason
-    assert d.evidence["mean_words_documents"].value == content.LONG_DOCUMENT_WORDS * 2
-    short = _decide(_long_field(0.95, content.LONG_DOCUMENT_WORDS / 2))
-    assert short.q == content.Q_CODE_CORPUS and "mean_words_documents" not in short.evidence
-
-
-def test_long_text_fields_are_not_the_long_code_level():
-    """A long prose field (man pages) is text: the length matters only for code fields."""
-    d = _decide(_long_field(0.01, content.LONG_DOCUMENT_WORDS * 5), _queries(0.01))
-    assert d.q == 1.0 and "text searched with text" in d.reason
+# --- version 2 (issue 36): the query sample is read on every field -------------------------
 
 
 def test_the_sample_is_read_on_a_code_field_and_said_so():
@@ -237,5 +217,5 @@ def test_the_sample_is_read_on_a_code_field_and_said_so():
 
 
 def test_levels_are_grid_points_and_below_bm25():
-    for level in (content.Q_CODE_CORPUS, content.Q_CODE_QUERIES, content.Q_LONG_CODE):
+    for level in (content.Q_CODE_CORPUS, content.Q_CODE_QUERIES):
         assert 0.05 <= level <= 1.0 and round(level, 2) == level
