@@ -88,9 +88,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx))
     # Assignments and bindings: "name = value", "let x =", "my $x =", "f :: Type".
     ("assignment", r"^(let|var|const|val|my|our|local|auto|mut|int|char|float|double|bool|"
                    r"long|short|unsigned|string|String|final|static)?\s*" + _ID +
-                   r"(\s*,\s*" + _ID + r")*\s*(=|:=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|\|\|=|&&=|"
+                   r"(\s*,\s*" + _ID + r"){0,6}\s*(=|:=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|\|\|=|&&=|"
                    r"<<=|>>=|\?\?=|<-|\.=)\s*[^=\s]"),
-    ("equation", r"^[a-z_][\w']*(\s+[\w'_\[\](),:]+)*\s+=\s+\S"),
+    ("equation", r"^[a-z_][\w']*(\s+[\w'_\[\](),:]+){0,6}\s+=\s+\S"),
     ("signature", r"^[\w']+\s+::\s+\S"),
     ("operator", r"[\w)\]'\"]\s*(==|!=|===|!==|<=|>=|&&|\|\||\+\+|\|>|<>|=~|!~)\s*"
                  r"[\w(\['\"$@:]"),
@@ -135,7 +135,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx))
 ANY = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in PATTERNS))
 # A text is judged on its first MAX_LINES counted lines (a file's first screens say what it
 # is), which bounds the cost of a sample of long files.
-MAX_LINES = 100
+MAX_LINES = 60
+# ... and each line on its first MAX_LINE_CHARS characters (a minified line says nothing more
+# past them, and bounds the patterns' work).
+MAX_LINE_CHARS = 240
 
 
 def is_comment(line: str) -> bool:
@@ -176,7 +179,7 @@ def code_line_counts(text: str) -> tuple[int, int]:
     code = counted = 0
     inside: str | None = None
     for raw in text.splitlines():
-        line = raw.strip()
+        line = raw.strip()[:MAX_LINE_CHARS]
         if inside is not None:
             if inside in line:
                 inside = None
@@ -191,8 +194,8 @@ def code_line_counts(text: str) -> tuple[int, int]:
         counted += 1
         if ANY.search(line) is not None:
             code += 1
-        if counted >= MAX_LINES:
-            break
+        if counted >= MAX_LINES or code >= CODE_LINE_SHARE_MIN * MAX_LINES:
+            break  # judged: the first screens are read, or half of them are already code
     return code, counted
 
 
