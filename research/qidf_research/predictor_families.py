@@ -24,6 +24,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,6 @@ Params = dict[str, Any]
 
 def task_builders(keys: list[str]) -> dict[str, Callable[[], Any]]:
     """How to rebuild each task's texts (corpus and queries), as bench_retrieval does."""
-    from functools import partial
 
     from qidf_research.bench_tasks import load_corpus, log, make_task, subset
     from qidf_research.sources.pinned import prose_task
@@ -209,12 +209,20 @@ def _better(a: tuple[float, float], b: tuple[float, float] | None) -> bool:
     return b is None or a[0] > b[0] + 1e-12 or (abs(a[0] - b[0]) <= 1e-12 and a[1] > b[1] + 1e-12)
 
 
+def _constant(q: float, r: Row) -> float:
+    return q
+
+
+def _linear(spec: Params, r: Row) -> float:
+    return level_of(r, {"x": spec}, "x")
+
+
 def fit_constant(rows: list[Row], safe: list[Row]) -> float:
     """R1: the level with the best worst task, then mean; ties to the larger q."""
     best: tuple[float, float] | None = None
     chosen = 1.0
     for q in LEVELS:
-        s = _score(rows, safe, lambda r, q=q: q)
+        s = _score(rows, safe, partial(_constant, q))
         if s is not None and (_better(s, best) or (best is not None and s == best)):
             best, chosen = s, q
     return chosen
@@ -233,7 +241,7 @@ def fit_linear(rows: list[Row], safe: list[Row], stat: str) -> Params | float:
     for lo in LEVELS:
         for hi in LEVELS:
             spec = {"stat": stat, "z": z, "at_lo": lo, "at_hi": hi}
-            s = _score(rows, safe, lambda r, spec=spec: level_of(r, {"x": spec}, "x"))
+            s = _score(rows, safe, partial(_linear, spec))
             if s is not None and _better(s, best):
                 best, chosen = s, spec
     return chosen or 1.0
