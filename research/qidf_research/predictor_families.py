@@ -49,7 +49,6 @@ Params = dict[str, Any]
 
 def task_builders(keys: list[str]) -> dict[str, Callable[[], Any]]:
     """How to rebuild each task's texts (corpus and queries), as bench_retrieval does."""
-
     from qidf_research.bench_tasks import load_corpus, log, make_task, subset
     from qidf_research.sources.pinned import prose_task
 
