@@ -2,7 +2,9 @@
 
 A function is its type signature with the equations that follow it under the same name
 (``lookup :: Ord k => ...`` then ``lookup = go where ...``); a Haddock comment above the
-signature (or above a first equation without one) documents it.
+signature (or above a first equation without one) documents it. Tree-sitter puts a Haddock
+comment that precedes a module's first declaration outside the declarations; that one is
+not read (a few pairs).
 """
 
 from __future__ import annotations
