@@ -6,7 +6,10 @@ assignments and calls (``name(`` with no space); prose has almost none of them, 
 parentheses follow a space ("(development files)"). Docstrings are prose that mention
 identifiers. A text looks like code when its **code punctuation share**, the characters
 ``{ } [ ] ; = < >`` plus two for every call parenthesis (a letter, digit or underscore right
-before ``(``), per non-space character, is at least ``CODE_TEXT_MIN``.
+before ``(``), per non-space character, is at least ``CODE_TEXT_MIN``, **or** when most of
+its lines are code lines (``code_lines``: Ruby, shell, SQL, Lua, Elixir, Haskell and
+configuration files write blocks with words, not punctuation). The punctuation rule alone
+(``punctuation_code_share``, the detector before issue 36) is kept as a statistic.
 
 Every statistic here is a share over sampled texts or words: it estimates a property of
 the population the sample was drawn from and has no size term, so an index of 10^3 or 10^7
@@ -23,9 +26,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from qidf_ctl.stats.code_lines import CODE_LINE_SHARE_MIN, CODE_LINES_MIN, code_by_lines
+
 CODE_CHARS = frozenset("{}[];=<>")
 CALL = re.compile(r"[A-Za-z0-9_]\(")
 CODE_TEXT_MIN = 0.03
+# A text's shape is read on its first MAX_TEXT_CHARS characters: a whole source file (a
+# file-level index) is judged by its first few hundred lines, which keeps the sample's cost
+# flat whatever the documents' length.
+MAX_TEXT_CHARS = 20_000
+IDENTIFIER_CHARS = 2_000  # the identifier-word share: each text's first 2,000 characters
 # A whitespace-separated word shaped like an identifier: snake_case, camelCase, a dotted or
 # ::/-> path, or a call.
 IDENTIFIER_WORD = re.compile(
@@ -35,10 +45,20 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
     "code_like_share": (
         "share of texts that look like code",
         f"texts whose code punctuation ({{ }} [ ] ; = < >, and 2 per call parenthesis "
-        f"'name(') is at least {CODE_TEXT_MIN:g} of their non-space characters"),
+        f"'name(') is at least {CODE_TEXT_MIN:g} of their non-space characters, or at least "
+        f"{CODE_LINE_SHARE_MIN:.0%} of whose non-comment lines (and {CODE_LINES_MIN} or more) "
+        "are code lines: statements, declarations, block keywords, assignments, "
+        "configuration entries or markup tags of a mainstream language"),
+    "punctuation_code_share": (
+        "share of texts with code punctuation",
+        f"texts whose code punctuation is at least {CODE_TEXT_MIN:g} of their non-space "
+        "characters (the code test before issue 36)"),
     "code_punctuation": (
         "mean code punctuation share",
         "per-text share of non-space characters that are code punctuation, averaged"),
+    "mean_words": (
+        "mean words per text",
+        "whitespace-separated words per sampled text, averaged"),
     "identifier_words": (
         "identifier-shaped word share",
         "share of whitespace-separated words that are snake_case, camelCase, a.b, a::b, a->b "
@@ -48,15 +68,16 @@ DEFINITIONS: dict[str, tuple[str, str]] = {
 
 def code_punctuation_share(text: str) -> float:
     """Code punctuation per non-space character (0 for an empty text)."""
-    non_space = sum(1 for c in text if not c.isspace())
+    text = text[:MAX_TEXT_CHARS]
+    non_space = len("".join(text.split()))
     if not non_space:
         return 0.0
-    marks = sum(1 for c in text if c in CODE_CHARS) + 2 * len(CALL.findall(text))
+    marks = sum(text.count(c) for c in CODE_CHARS) + 2 * len(CALL.findall(text))
     return marks / non_space
 
 
 def looks_like_code(text: str) -> bool:
-    return code_punctuation_share(text) >= CODE_TEXT_MIN
+    return code_punctuation_share(text) >= CODE_TEXT_MIN or code_by_lines(text[:MAX_TEXT_CHARS])
 
 
 @dataclass(frozen=True)
@@ -69,6 +90,7 @@ class TextShape:
     code_punctuation: float
     identifier_words: float
     mean_words: float
+    punctuation_code_share: float = math.nan
 
     def as_dict(self) -> dict[str, object]:
         return {**self.__dict__, "code_like_interval": list(self.code_like_interval)}
@@ -89,14 +111,18 @@ def text_shape(texts: Sequence[str]) -> TextShape:
     """The shape of ``texts`` (empty texts count: an empty field value is not code)."""
     n = len(texts)
     shares = [code_punctuation_share(t) for t in texts]
-    code = sum(1 for s in shares if s >= CODE_TEXT_MIN)
+    punctuated = sum(1 for s in shares if s >= CODE_TEXT_MIN)
+    code = sum(1 for t, s in zip(texts, shares, strict=True)
+               if s >= CODE_TEXT_MIN or code_by_lines(t[:MAX_TEXT_CHARS]))
     words = [w for t in texts for w in t.split()]
-    ident = sum(1 for w in words if IDENTIFIER_WORD.search(w))
+    read = [w for t in texts for w in t[:IDENTIFIER_CHARS].split()]
+    ident = sum(1 for w in read if IDENTIFIER_WORD.search(w))
     return TextShape(
         texts=n,
         code_like_share=code / n if n else math.nan,
         code_like_interval=wilson(code, n),
         code_punctuation=sum(shares) / n if n else math.nan,
-        identifier_words=ident / len(words) if words else math.nan,
+        identifier_words=ident / len(read) if read else math.nan,
         mean_words=len(words) / n if n else math.nan,
+        punctuation_code_share=punctuated / n if n else math.nan,
     )

@@ -74,7 +74,8 @@ def shape_stats(corpus: Mapping[str, str], queries: Mapping[str, str] | None,
 
 def _shape(shape: Any) -> dict[str, float]:
     return {"code_like_share": shape.code_like_share, "code_punctuation": shape.code_punctuation,
-            "identifier_words": shape.identifier_words, "mean_words": shape.mean_words}
+            "identifier_words": shape.identifier_words, "mean_words": shape.mean_words,
+            "punctuation_code_share": shape.punctuation_code_share}
 
 
 def corpus_stats(cluster: Cluster, index: str, ids: list[str],

@@ -137,7 +137,8 @@ def _field(code_share: float, documents: float = 10_000, splits: list[str] | Non
 
 def _queries(code_share: float) -> SimpleNamespace:
     return SimpleNamespace(shape=SimpleNamespace(texts=500, code_like_share=code_share,
-                                                 code_like_interval=(0.0, 1.0)))
+                                                 code_like_interval=(0.0, 1.0),
+                                                 identifier_words=0.1))
 
 
 def _decide(field: SimpleNamespace, queries: SimpleNamespace | None = None):
@@ -168,7 +169,9 @@ def test_decision_on_every_side_of_the_bounds(docs, queries, q, ambiguous, words
     assert (d.q, d.ambiguous) == (q, ambiguous) and words in d.reason
     assert "\n" not in d.reason and len(d.reason) < 300  # one line
     assert "code_like_documents" in d.evidence
-    assert ("code_like_queries" in d.evidence) is (queries is not None and docs <= TEXT_DOCS)
+    # The query sample always counts: read and reported whatever the field is (issue 36).
+    assert ("code_like_queries" in d.evidence) is (queries is not None)
+    assert ("query sample" in d.reason or "sampled queries" in d.reason) is (queries is not None)
 
 
 def test_glued_df1_terms_do_not_decide():
@@ -200,3 +203,19 @@ def test_bounds_are_ordered():
     assert content.TEXT_CORPUS_MAX < content.CODE_CORPUS_MIN
     assert content.TEXT_QUERIES_MAX < content.CODE_QUERIES_MIN
     assert content.Q_CODE_CORPUS < 1 and content.Q_CODE_QUERIES < 1
+
+
+# --- version 2 (issue 36): the query sample is read on every field -------------------------
+
+
+def test_the_sample_is_read_on_a_code_field_and_said_so():
+    d = _decide(_field(0.95), _queries(0.02))
+    assert d.q == content.Q_CODE_CORPUS
+    assert "the query sample was read (2% of 500 look like code, 10% of their words " \
+           "identifiers)" in d.reason
+    assert d.evidence["identifier_words_queries"].value == 0.1
+
+
+def test_levels_are_grid_points_and_below_bm25():
+    for level in (content.Q_CODE_CORPUS, content.Q_CODE_QUERIES):
+        assert 0.05 <= level <= 1.0 and round(level, 2) == level

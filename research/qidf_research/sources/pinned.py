@@ -102,7 +102,7 @@ def _packages(language: str, log: Log) -> list[PackageDir]:
 
 # Languages beyond the paper's six, each fetched and built by sources/<name>.py,
 # whose ``pairs(log, stats)`` returns the language's pairs.
-EXTRA_LANGUAGES = ("rust", "typescript", "kotlin", "scala", "c")
+EXTRA_LANGUAGES = ("rust", "typescript", "kotlin", "scala", "c", "haskell", "elixir", "lua", "cpp")
 
 
 def corpus_path(language: str, log: Log) -> Path:
