@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError
 from qidf_ctl import __version__
 from qidf_ctl.agents.retrieval import DEFAULT_MAX_HITS, MAX_BUDGET, MAX_HITS, Retrieval
 from qidf_ctl.cluster import redact
-from qidf_ctl.cluster.redact import redact_external
+from qidf_ctl.cluster.redact import redact_external, redact_tree
 from qidf_ctl.errors import ClusterError, NotFoundError, QidfError, UsageError
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
 from qidf_ctl.formula import InvalidParameter
@@ -107,8 +107,10 @@ def _result(payload: dict[str, Any]) -> CallToolResult:
     """One compact JSON text: indentation would spend the model's budget on spaces, and the
     same object again as ``structuredContent`` would double every result on the wire and cost
     about 3 ms a call to validate and serialize (measured, benchmarks/agents/); a program
-    parses the text."""
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+    parses the text. Every string in it is redacted first as text from the cluster (a
+    document may hold what a hostile server put there: the credentials it decoded)."""
+    text = json.dumps(redact_tree(payload), ensure_ascii=False, separators=(",", ":"),
+                      default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from qidf_ctl import __version__, interrupts
+from qidf_ctl import __version__, channels, interrupts
 from qidf_ctl.cli.boundary import DEBUG_ENV, report_error, reported, reset_reported
 from qidf_ctl.cli.output import err, out
 from qidf_ctl.errors import EXIT_CODES, EXIT_FAILED, EXIT_INTERRUPTED, QidfError, UsageError
@@ -60,6 +60,7 @@ def run(final: bool = False) -> int:
     # A CI job that times out sends SIGTERM: it interrupts like Ctrl-C, waits while a change
     # runs and, once the change is made, until its result is printed (qidf_ctl.interrupts).
     interrupts.install()
+    channels.install()  # every byte printed from here goes through the one redaction
     reset_reported()
     try:
         if interrupts.received():  # during the imports, and a library swallowed it
@@ -100,6 +101,7 @@ def run(final: bool = False) -> int:
                   f"error: interrupted ({interrupts.name()})", markup=False)
     if not final:
         interrupts.uninstall()
+        channels.uninstall()
     return final_code
 
 

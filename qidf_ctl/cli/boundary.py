@@ -13,6 +13,7 @@ import typer
 
 from qidf_ctl.cli.output import emit_json, err
 from qidf_ctl.cluster import redact
+from qidf_ctl.cluster.redact import redact_external
 from qidf_ctl.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QidfError, UsageError
 from qidf_ctl.formula import InvalidParameter
 
@@ -55,8 +56,8 @@ def _described(exc: BaseException) -> tuple[str, int, str]:
         return str(exc), exc.exit_code, type(exc).__name__
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", EXIT_INTERRUPTED, "interrupted"
-    return (f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report it; set "
-            f"{DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+    return (f"unexpected {type(exc).__name__}: {redact_external(str(exc))} (a qidf bug: "
+            f"please report it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
 
 
 def fail_after(measured: dict[str, Any] | None, exc: BaseException) -> NoReturn:
@@ -95,8 +96,7 @@ def one_line_errors(func: F) -> F:
         except Exception as exc:  # a bug: still one line, the traceback on request
             if os.environ.get(DEBUG_ENV):
                 raise
-            report_error(f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report "
-                         f"it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+            report_error(*_described(exc))
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]
