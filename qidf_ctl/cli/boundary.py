@@ -11,6 +11,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
+from qidf_ctl import interrupts
 from qidf_ctl.cli.output import emit_json, err
 from qidf_ctl.cluster import redact
 from qidf_ctl.cluster.redact import redact_external
@@ -91,6 +92,9 @@ def one_line_errors(func: F) -> F:
             report_error(str(exc), exc.exit_code, type(exc).__name__)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
+            if interrupts.is_server():  # a signal is how a server is meant to stop
+                err.print(f"qidf {sys.argv[1]} stopped", markup=False)
+                raise typer.Exit(0) from None
             report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:  # a bug: still one line, the traceback on request

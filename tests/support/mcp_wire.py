@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -32,12 +33,14 @@ def clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def exchange(argv: list[str], messages: list[dict[str, Any] | str], env: dict[str, str],
-             timeout: float = 180) -> tuple[int, list[dict[str, Any]], str]:
+def exchange(argv: list[str], messages: list[dict[str, Any] | str | Callable[[], Any]],
+             env: dict[str, str], timeout: float = 180
+             ) -> tuple[int, list[dict[str, Any]], str]:
     """Start ``qidf mcp`` with ``argv``, send the initialize handshake then ``messages``
-    (an object, or a raw line sent as is), each after the answer to the one before (a
-    notification or a raw line without an id: at once), then close stdin (which ends the
-    server). Returns the exit code, the answers, and stderr."""
+    (an object, or a raw line sent as is; a callable is run there, between two requests),
+    each after the answer to the one before (a notification or a raw line without an id:
+    at once), then close stdin (which ends the server). Returns the exit code, the answers,
+    and stderr."""
     proc = subprocess.Popen([sys.executable, "-m", "qidf_ctl", "mcp", *argv],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
@@ -51,6 +54,9 @@ def exchange(argv: list[str], messages: list[dict[str, Any] | str], env: dict[st
     answers: list[dict[str, Any]] = []
     try:
         for message in [INITIALIZE, INITIALIZED, *messages]:
+            if callable(message):
+                message()
+                continue
             line = message if isinstance(message, str) else json.dumps(message)
             try:
                 proc.stdin.write(line.rstrip("\n") + "\n")
