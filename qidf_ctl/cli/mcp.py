@@ -18,6 +18,7 @@ import errno
 import importlib.util
 import json
 import socket
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -117,10 +118,18 @@ def mcp_cmd(
     if transport == "http":
         _check_port(port)
     sample = query_sample(queries) if queries else None
+    serving = transport == "http" or _stdio_usable()
     code = 0
     try:
-        server, code = _start(conn, indices, json_out, q=q_value, field=field, ranking=ranking,
-                              queries=sample, counter_name=token_counter)
+        server, failures = _start(conn, indices, json_out, serving, q=q_value, field=field,
+                                  ranking=ranking, queries=sample, counter_name=token_counter)
+        if not serving:  # a process with no stdin (inside another program): nothing to serve
+            if failures:
+                raise failures[0]
+            raise UsageError("qidf mcp serves on stdin and stdout, and this process has no "
+                             "stdin to read: start it from an MCP client, or use --transport "
+                             "http")
+        code = failures[0].exit_code if failures else 0
         endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
         _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
         if transport == "stdio":
@@ -135,22 +144,33 @@ def mcp_cmd(
         raise typer.Exit(code)
 
 
-def _start(conn: ClusterOptions, indices: list[str], json_out: bool,
-           **options: Any) -> tuple[Any, int]:
-    """The server over ``indices``, and the exit code it ends with (0, or the code of what
-    could not be served: said once on stderr, and to every call on it)."""
+def _stdio_usable() -> bool:
+    """Whether stdin is a file the protocol can be read from (not so inside a program that
+    replaced it, such as a test runner)."""
+    try:
+        sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bool,
+           **options: Any) -> tuple[Any, list[QidfError]]:
+    """The server over ``indices``, and what could not be served (``serving``: said once on
+    stderr, and to every call on it)."""
     from qidf_ctl.agents.mcp_tools import build_server, concrete_indices
 
     failed: dict[str, str] = {}
-    code = 0
+    failures: list[QidfError] = []
 
     def fail(names: list[str], exc: QidfError) -> None:
-        nonlocal code
         message = redact_external(" ".join(str(exc).split()))
-        code = code or exc.exit_code
-        report = {"message": message, "exit_code": exc.exit_code, "indices": names}
-        _say(json_out, f"error: {message} (the server answers every call on "
-             f"{', '.join(names)} with this; fix it and restart qidf mcp)", {"error": report})
+        failures.append(exc)
+        if serving:
+            report = {"message": message, "exit_code": exc.exit_code, "indices": names}
+            _say(json_out, f"error: {message} (the server answers every call on "
+                 f"{', '.join(names)} with this; fix it and restart qidf mcp)",
+                 {"error": report})
         for name in names:
             failed[name] = (f"{message} (qidf mcp could not serve {name!r} when it started: "
                             "restart it once this is fixed)")
@@ -160,7 +180,7 @@ def _start(conn: ClusterOptions, indices: list[str], json_out: bool,
         cluster = conn.connect()
     except QidfError as exc:
         fail(list(indices), exc)
-        return build_server({}, failed=failed), code
+        return build_server({}, failed=failed), failures
 
     def connect(index: str) -> Retrieval:
         return Retrieval.connect(cluster, index, **options)
@@ -175,10 +195,12 @@ def _start(conn: ClusterOptions, indices: list[str], json_out: bool,
         shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
         _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
              f"{r.ranking.reason}", {"ranking": r.describe()})
+    if not serving:
+        return None, failures
     server = build_server(retrievals, failed=failed, reconnect=connect,
                           resolve=lambda name: concrete_indices(cluster, name),
                           say=lambda line: _say(json_out, line, {"moved": line}))
-    return server, code
+    return server, failures
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from qidf_ctl.cluster.connection import ENV
 from qidf_ctl.cluster.profile_file import load_config
 from qidf_ctl.cluster.profiles import ENV_PROFILE, Profile
 from qidf_ctl.cluster.requestlog import RequestLog
+from qidf_ctl.errors import UsageError
 from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import QlogParams
 
@@ -131,6 +132,9 @@ class ClusterOptions:
 
     def chosen_profile(self) -> Profile | None:
         """The ``--profile`` of the user's config file (read, validated; no secret read)."""
+        if self.profile is not None and not self.profile.strip():
+            raise UsageError("--profile is empty: give a profile name (`qidf profiles list` "
+                             "shows them), or leave the option out")
         return load_config().profile(self.profile) if self.profile else None
 
     def settings(self) -> ConnectionSettings:
