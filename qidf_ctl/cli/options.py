@@ -183,6 +183,10 @@ def with_cluster(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        field_name = kwargs.get("field")
+        if isinstance(field_name, str) and not field_name.strip():  # every --field, once
+            raise UsageError("--field is empty: name a text field of the index, or leave the "
+                             "option out (an index with one text field needs none)")
         conn = ClusterOptions(**{name: kwargs.pop(name) for name in _CONNECTION_OPTIONS})
         conn.chosen_profile()
         conn.request_log = RequestLog.open(_verbose_line if conn.verbose else None,

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from qidf_ctl import textfile
+from qidf_ctl.agents.retrieval import check_query
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Form, IndexArg, Json, with_cluster
@@ -88,6 +89,7 @@ def search_cmd(
 
     Example: qidf search code "func (h *Header) FileInfo() fs.FileInfo" --q 0.3
     """
+    check_query(text)  # an empty query is refused here as by the MCP tools
     auto = q.strip().lower() == "auto"
     q_value = None if auto else validate_q(q)
     if not 1 <= size <= 10_000:
