@@ -326,11 +326,11 @@ class Tools:
         added at query time to an index that keeps built-in BM25; the q used, where it came
         from and why, the field searched and the token counter. Without `index`: every index
         this server searches."""
-        if (index is None or index == "") and not self.failed:
-            chosen = [self.retrievals[name] for name in self.names]
-        else:
-            chosen = [self._pick(index)]
-        return _result({"indices": [r.describe() for r in chosen]})
+        if (index is None or index == "") and len(self.names) > 1:
+            return _result({"indices": [
+                self.retrievals[name].describe() if name in self.retrievals else
+                {"index": name, "error": self.failed[name]} for name in self.names]})
+        return _result({"indices": [self._pick(index).describe()]})
 
 
 def build_server(retrievals: Mapping[str, Retrieval], **tools_options: Any) -> QidfServer:
