@@ -99,7 +99,7 @@ def test_sweep_plot_refused_before_the_sweep_leaves_the_mapping_alone(
 
 def test_the_check_leaves_no_trace(tmp_path):
     target = tmp_path / "new" / "file.json"
-    with pytest.raises(UsageError, match="the folder .* does not exist"):
+    with pytest.raises(UsageError, match=r"the folder .* does not exist"):
         outfile.check(target, "--out")  # a writer that makes no folder: refused now
     assert outfile.check(target, "--plot", folders=True) == target
     assert not (tmp_path / "new").exists()

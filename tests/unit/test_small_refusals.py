@@ -21,15 +21,15 @@ FIELD_COMMANDS = [
 
 @pytest.mark.parametrize("argv", FIELD_COMMANDS, ids=lambda a: a[0])
 @pytest.mark.parametrize("field", ["", "  "])
-def test_an_empty_field_is_a_usage_error(argv, field, engine, capsys, monkeypatch):
-    code, out, err = run([*argv, "--field", field], capsys, monkeypatch)
+def test_an_empty_field_is_a_usage_error(argv, field, engine, capsys, monkeypatch):  # noqa: F811
+    code, _out, err = run([*argv, "--field", field], capsys, monkeypatch)
     assert code == 2 and err.startswith("error: --field is empty") and err.count("\n") == 1
     assert engine.calls == []
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\t"])
-def test_an_empty_search_is_refused_like_the_mcp_tool_refuses_it(text, engine, capsys,
-                                                                 monkeypatch):
+def test_an_empty_search_is_refused_like_the_mcp_tool_refuses_it(text, engine,  # noqa: F811
+                                                                 capsys, monkeypatch):
     from qidf_ctl.agents.retrieval import check_query
     from qidf_ctl.errors import UsageError
 
