@@ -35,10 +35,15 @@ def _exit(code: int) -> None:
 
 def main() -> None:
     interrupts.install()
+    interrupts.mark_server(sys.argv[1:])
     try:
         import qidf_ctl.cli  # noqa: F401 - registers every command on the app
         from qidf_ctl.cli.app import run
     except KeyboardInterrupt:
+        if interrupts.is_server():  # a server stopped while it started: as meant, exit 0
+            sys.stderr.write(f"qidf {sys.argv[1]} stopped\n")
+            _exit(interrupts.finish(0, final=True))
+            return
         if "--json" in sys.argv[1:]:
             sys.stdout.write(json.dumps({"error": {"message": "interrupted", "exit_code":
                                                    EXIT_INTERRUPTED, "kind": "interrupted"}},

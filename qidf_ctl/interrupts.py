@@ -24,6 +24,9 @@ before the imports) and the process moves through three regimes:
   similarity back in a ``cleanup`` region (deferred, and not refused for the signal that
   led there).
 
+A server (``qidf mcp``, ``mark_server``) is meant to end by a signal: one at any time, its
+start-up and the imports included, ends it with exit 0, as its help says.
+
 ``finish`` decides the exit code; from then on a signal is only recorded (nothing is left to
 stop), and ``exit_code`` turns a last-moment one into 130 right before the process leaves
 (``qidf_ctl.entry``, through ``os._exit``: Python's shutdown would restore the fatal
@@ -41,6 +44,7 @@ from types import FrameType
 from typing import Any
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
+SERVER_COMMANDS = ("mcp",)  # they run until stopped: a signal is how they end (exit 0)
 
 
 class _State:
@@ -53,6 +57,7 @@ class _State:
         self.exiting = False  # the exit code is decided: signals are only recorded
         self.previous: dict[int, Any] = {}  # a library caller's handlers, while deferred
         self.before: dict[int, Any] = {}  # the handlers install() replaced
+        self.server = False  # a server command: a signal is how it is meant to end
 
 
 _state = _State()
@@ -97,6 +102,16 @@ def reset() -> None:
     _state.received, _state.depth, _state.held, _state.hold_enabled = None, 0, False, False
     _state.exiting = False
     _state.previous = {}
+    _state.server = False
+
+
+def mark_server(argv: list[str]) -> None:
+    """The command line runs a server (``SERVER_COMMANDS``): a signal ends it with exit 0."""
+    _state.server = bool(argv) and argv[0] in SERVER_COMMANDS
+
+
+def is_server() -> bool:
+    return _state.server
 
 
 def hold_when_changed() -> None:
@@ -182,5 +197,6 @@ def finish(code: int, final: bool = False) -> int:
 
 
 def exit_code(code: int) -> int:
-    """``code``, or 130 for a 0 when a signal was received: the process's last word."""
-    return 130 if _state.received is not None and code == 0 else code
+    """``code``, or 130 for a 0 when a signal was received (not for a server, which a signal
+    is meant to stop): the process's last word."""
+    return 130 if _state.received is not None and code == 0 and not _state.server else code

@@ -20,7 +20,10 @@ What is refused, and why:
 JSON (a JSONL line, a saved plan) is read strictly with ``loads_json``: ``NaN``,
 ``Infinity`` and numbers that overflow to infinity are refused (Python's json accepts them),
 a key given twice is refused (json keeps the last silently), and nesting deeper than the
-parser's recursion limit is one error instead of a ``RecursionError``.
+parser's recursion limit is one error instead of a ``RecursionError``. TOML (qidf.toml, the
+user's config file) is read with ``loads_toml``: nesting deeper than ``MAX_DEPTH`` (arrays and
+tables in each other) is refused before anything walks it (the parser itself recursed until
+``RecursionError`` on a deep enough file).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,6 +216,42 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"the key {shown(key, 40)} appears twice in one object")
         out[key] = value
     return out
+
+
+MAX_DEPTH = 64  # tables and arrays inside each other; qidf's files need 4
+
+
+def depth(value: Any) -> int:
+    """How deeply ``value``'s dicts and lists nest (iteratively: no recursion to exhaust)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                break
+            todo.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item))
+    return deepest
+
+
+def loads_toml(text: str, label: str) -> dict[str, Any]:
+    """TOML text, its nesting bounded; a usage error naming ``label`` otherwise."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{label}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{label}: nested deeper than qidf reads (at most {MAX_DEPTH} "
+                         "tables and arrays inside each other)") from None
+    if depth(data) > MAX_DEPTH:
+        raise UsageError(f"{label}: nested deeper than qidf reads (at most {MAX_DEPTH} "
+                         "tables and arrays inside each other)")
+    return data
 
 
 def loads_json(text: str) -> Any:

@@ -116,7 +116,7 @@ def profile_channels(secret: str, folder: Path, index: int, user: str = "u"
     return found
 
 
-def report(name: str, runs: int, leaked: int) -> None:
+def report(name: str, runs: int, leaked: int, secrets: int = len(SECRETS)) -> None:
     """Counts for benchmarks/secrets/matrix.json (``QIDF_SECRETS_REPORT``)."""
     import json
     import os
@@ -125,6 +125,6 @@ def report(name: str, runs: int, leaked: int) -> None:
     if not path:
         return
     found = json.loads(Path(path).read_text()) if Path(path).exists() else {}
-    found[name] = {"runs": runs, "secrets": len(SECRETS), "leaks": leaked}
+    found[name] = {"runs": runs, "secrets": secrets, "leaks": leaked}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")

@@ -132,6 +132,7 @@ class Retrieval:
         self.counter_name = counter_name
         self.count = token_counter(counter_name)
         self._lock = threading.Lock()
+        self.target: str | None = None  # the one concrete index to send to (MCP pins it)
 
     @classmethod
     def connect(cls, cluster: Cluster, index: str, *, q: str | float | None = rankings.AUTO,
@@ -174,8 +175,8 @@ class Retrieval:
     def _page(self, query: dict[str, Any], params: dict[str, str], start: int,
               size: int) -> list[dict[str, Any]]:
         body = {"query": query, "size": size, "from": start, "track_total_hits": False}
-        resp = self.cluster.request("POST", index_path(self.index, "_search"), body,
-                                    params or None)
+        resp = self.cluster.request("POST", index_path(self.target or self.index, "_search"),
+                                    body, params or None)
         return list(resp["hits"]["hits"])
 
     def search(self, text: str, *, budget_tokens: int = DEFAULT_BUDGET,
@@ -219,7 +220,7 @@ class Retrieval:
         if len(doc_id.encode("utf-8")) > MAX_ID_BYTES:
             raise UsageError(f"a document id is at most {MAX_ID_BYTES} bytes; this one is "
                              f"{len(doc_id.encode('utf-8')):,}")
-        resp = self.cluster.request("POST", index_path(self.index, "_search"),
+        resp = self.cluster.request("POST", index_path(self.target or self.index, "_search"),
                                     {"query": {"ids": {"values": [doc_id]}}, "size": 1})
         found = resp["hits"]["hits"]
         if not found:

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from qidf_ctl import __version__, interrupts
+from qidf_ctl import __version__, channels, interrupts
 from qidf_ctl.cli.boundary import DEBUG_ENV, report_error, reported, reset_reported
 from qidf_ctl.cli.output import err, out
 from qidf_ctl.errors import EXIT_CODES, EXIT_FAILED, EXIT_INTERRUPTED, QidfError, UsageError
@@ -60,6 +60,8 @@ def run(final: bool = False) -> int:
     # A CI job that times out sends SIGTERM: it interrupts like Ctrl-C, waits while a change
     # runs and, once the change is made, until its result is printed (qidf_ctl.interrupts).
     interrupts.install()
+    interrupts.mark_server(sys.argv[1:])
+    channels.install()  # every byte printed from here goes through the one redaction
     reset_reported()
     try:
         if interrupts.received():  # during the imports, and a library swallowed it
@@ -68,12 +70,20 @@ def run(final: bool = False) -> int:
         code = app(standalone_mode=False)
         if code == EXIT_INTERRUPTED and not reported():
             # typer turns a KeyboardInterrupt in its own parsing into a silent 130
-            report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
+            if interrupts.is_server():
+                err.print(f"qidf {sys.argv[1]} stopped", markup=False)
+                code = 0
+            else:
+                report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
     except typer.Exit as exc:
         code = exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
-        code = EXIT_INTERRUPTED
+        if interrupts.is_server():  # stopped before it served: as meant (its help: exit 0)
+            err.print(f"qidf {sys.argv[1]} stopped", markup=False)
+            code = 0
+        else:
+            report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
+            code = EXIT_INTERRUPTED
     except QidfError as exc:  # the arguments themselves, before any command
         report_error(str(exc), exc.exit_code, type(exc).__name__)
         code = exc.exit_code
@@ -100,6 +110,7 @@ def run(final: bool = False) -> int:
                   f"error: interrupted ({interrupts.name()})", markup=False)
     if not final:
         interrupts.uninstall()
+        channels.uninstall()
     return final_code
 
 

@@ -11,8 +11,10 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
+from qidf_ctl import interrupts
 from qidf_ctl.cli.output import emit_json, err
 from qidf_ctl.cluster import redact
+from qidf_ctl.cluster.redact import redact_external
 from qidf_ctl.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QidfError, UsageError
 from qidf_ctl.formula import InvalidParameter
 
@@ -55,8 +57,8 @@ def _described(exc: BaseException) -> tuple[str, int, str]:
         return str(exc), exc.exit_code, type(exc).__name__
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", EXIT_INTERRUPTED, "interrupted"
-    return (f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report it; set "
-            f"{DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+    return (f"unexpected {type(exc).__name__}: {redact_external(str(exc))} (a qidf bug: "
+            f"please report it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
 
 
 def fail_after(measured: dict[str, Any] | None, exc: BaseException) -> NoReturn:
@@ -90,13 +92,15 @@ def one_line_errors(func: F) -> F:
             report_error(str(exc), exc.exit_code, type(exc).__name__)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
+            if interrupts.is_server():  # a signal is how a server is meant to stop
+                err.print(f"qidf {sys.argv[1]} stopped", markup=False)
+                raise typer.Exit(0) from None
             report_error("interrupted", EXIT_INTERRUPTED, "interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:  # a bug: still one line, the traceback on request
             if os.environ.get(DEBUG_ENV):
                 raise
-            report_error(f"unexpected {type(exc).__name__}: {exc} (a qidf bug: please report "
-                         f"it; set {DEBUG_ENV}=1 to see the traceback)", EXIT_FAILED, "bug")
+            report_error(*_described(exc))
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]

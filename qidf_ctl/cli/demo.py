@@ -54,7 +54,7 @@ def demo_cmd(
 
     check_mode(mode)
     folder = Path(out_dir).expanduser() if out_dir else home_dir() / "demo"
-    check_writable(folder / "queries.jsonl", "--out-dir")
+    check_writable(folder / "queries.jsonl", "--out-dir", folders=True)
     local = not conn.names_a_cluster
     stop_port = None
     if local:

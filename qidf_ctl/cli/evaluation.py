@@ -179,8 +179,8 @@ def sweep_cmd(
                          "parameters, which query time does not change (drop --k1-grid/--b-grid "
                          "or --query-time)")
     if plot:  # before any file is read or any request sent: the sweep changes the index
-        plot_lib.require()
-        check_writable(plot, "--plot")
+        plot_lib.require(plot)
+        check_writable(plot, "--plot", folders=True)  # the plot makes its folder
     qs, rel = files.sample_queries(files.read_queries(queries), files.read_qrels(qrels),
                                       max_queries, seed)
     if joint_grids is not None:

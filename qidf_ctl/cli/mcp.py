@@ -3,6 +3,13 @@
 Thin: each index's ranking is decided once by ``qidf_ctl.agents`` (installed q-log, else q-log
 at query time), the tools are ``agents.mcp_tools``, the transport is the ``mcp`` SDK's. On
 stdio nothing but the protocol may reach stdout: every line of ours goes to stderr.
+
+A server is started by a client that shows the user little of what it printed (the MCP
+Inspector shows "Connection closed" when a server exits). So a cluster or an index that
+cannot be served does not end it: it says why in one ``error:`` line on stderr, serves the
+rest, and answers every call on what it cannot serve with that reason; it exits with that
+error's code when its client ends it. Only a bad command line ends it at once (exit 2).
+Ctrl-C or SIGTERM is how a server is meant to stop, starting up included: exit 0.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import errno
 import importlib.util
 import json
 import socket
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -23,7 +31,8 @@ from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, with_cluster
 from qidf_ctl.cli.output import err
 from qidf_ctl.cli.stats import QueriesOpt
-from qidf_ctl.errors import ConflictError, UsageError, missing_extra
+from qidf_ctl.cluster.redact import redact_external
+from qidf_ctl.errors import ConflictError, QidfError, UsageError, missing_extra
 from qidf_ctl.evaluation.tokens import COUNTERS
 from qidf_ctl.stats.query_sample import query_sample
 
@@ -85,8 +94,10 @@ def mcp_cmd(
 
     Register it with a client (Claude Desktop, VS Code...) as a command that runs `qidf
     mcp INDEX` with the connection options; docs/how-to/agents.md has the configuration, the
-    privileges and the cost per call. The server ends when its client closes stdin, or on
-    Ctrl-C or SIGTERM (exit 0).
+    privileges and the cost per call. Each call searches the one index a name points at then
+    (an alias that gained a second index is refused). An index or cluster it cannot serve
+    does not stop it: it says why on stderr and answers every call on that index with the
+    reason. The server ends when its client closes stdin, or on Ctrl-C or SIGTERM (exit 0).
 
     Example: qidf mcp code-search --q 0.3 --transport http --port 8765
     """
@@ -100,7 +111,6 @@ def mcp_cmd(
         raise UsageError("an index is named twice: name each once")
     if importlib.util.find_spec("mcp") is None:
         raise missing_extra("qidf mcp", "mcp", "mcp")
-    from qidf_ctl.agents.mcp_tools import build_server  # the SDK: only for this command
 
     if ranking not in RANKINGS:
         raise UsageError(f"--ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
@@ -108,27 +118,89 @@ def mcp_cmd(
     if transport == "http":
         _check_port(port)
     sample = query_sample(queries) if queries else None
-    cluster = conn.connect()
-    retrievals = {}
-    for index in indices:
-        r = Retrieval.connect(cluster, index, q=q_value, field=field, ranking=ranking,
-                              queries=sample, counter_name=token_counter)
-        retrievals[index] = r
-        shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
-        _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
-             f"{r.ranking.reason}", {"ranking": r.describe()})
-    server = build_server(retrievals)
-    endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
-    _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
+    serving = transport == "http" or _stdio_usable()
+    code = 0
     try:
+        server, failures = _start(conn, indices, json_out, serving, q=q_value, field=field,
+                                  ranking=ranking, queries=sample, counter_name=token_counter)
+        if not serving:  # a process with no stdin (inside another program): nothing to serve
+            if failures:
+                raise failures[0]
+            raise UsageError("qidf mcp serves on stdin and stdout, and this process has no "
+                             "stdin to read: start it from an MCP client, or use --transport "
+                             "http")
+        code = failures[0].exit_code if failures else 0
+        endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
+        _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
         if transport == "stdio":
             server.run("stdio")
         else:
             server.run("streamable-http", host=HOST, port=port)
     except KeyboardInterrupt:
-        pass
-    interrupts.ended_as_meant()  # Ctrl-C or SIGTERM is how a server is meant to end
+        code = 0  # Ctrl-C or SIGTERM is how a server is meant to end, starting up too
+    interrupts.ended_as_meant()
     _say(json_out, "qidf mcp stopped", {"stopped": True})
+    if code:
+        raise typer.Exit(code)
+
+
+def _stdio_usable() -> bool:
+    """Whether stdin is a file the protocol can be read from (not so inside a program that
+    replaced it, such as a test runner)."""
+    try:
+        sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bool,
+           **options: Any) -> tuple[Any, list[QidfError]]:
+    """The server over ``indices``, and what could not be served (``serving``: said once on
+    stderr, and to every call on it)."""
+    from qidf_ctl.agents.mcp_tools import build_server, concrete_indices
+
+    failed: dict[str, str] = {}
+    failures: list[QidfError] = []
+
+    def fail(names: list[str], exc: QidfError) -> None:
+        message = redact_external(" ".join(str(exc).split()))
+        failures.append(exc)
+        if serving:
+            report = {"message": message, "exit_code": exc.exit_code, "indices": names}
+            _say(json_out, f"error: {message} (the server answers every call on "
+                 f"{', '.join(names)} with this; fix it and restart qidf mcp)",
+                 {"error": report})
+        for name in names:
+            failed[name] = (f"{message} (qidf mcp could not serve {name!r} when it started: "
+                            "restart it once this is fixed)")
+
+    retrievals: dict[str, Retrieval] = {}
+    try:
+        cluster = conn.connect()
+    except QidfError as exc:
+        fail(list(indices), exc)
+        return build_server({}, failed=failed), failures
+
+    def connect(index: str) -> Retrieval:
+        return Retrieval.connect(cluster, index, **options)
+
+    for index in indices:
+        try:
+            r = connect(index)
+        except QidfError as exc:
+            fail([index], exc)
+            continue
+        retrievals[index] = r
+        shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
+        _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
+             f"{r.ranking.reason}", {"ranking": r.describe()})
+    if not serving:
+        return None, failures
+    server = build_server(retrievals, failed=failed, reconnect=connect,
+                          resolve=lambda name: concrete_indices(cluster, name),
+                          say=lambda line: _say(json_out, line, {"moved": line}))
+    return server, failures
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:

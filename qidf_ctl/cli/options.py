@@ -22,6 +22,7 @@ from qidf_ctl.cluster.connection import ENV
 from qidf_ctl.cluster.profile_file import load_config
 from qidf_ctl.cluster.profiles import ENV_PROFILE, Profile
 from qidf_ctl.cluster.requestlog import RequestLog
+from qidf_ctl.errors import UsageError
 from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import QlogParams
 
@@ -131,6 +132,9 @@ class ClusterOptions:
 
     def chosen_profile(self) -> Profile | None:
         """The ``--profile`` of the user's config file (read, validated; no secret read)."""
+        if self.profile is not None and not self.profile.strip():
+            raise UsageError("--profile is empty: give a profile name (`qidf profiles list` "
+                             "shows them), or leave the option out")
         return load_config().profile(self.profile) if self.profile else None
 
     def settings(self) -> ConnectionSettings:
@@ -179,6 +183,10 @@ def with_cluster(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        field_name = kwargs.get("field")
+        if isinstance(field_name, str) and not field_name.strip():  # every --field, once
+            raise UsageError("--field is empty: name a text field of the index, or leave the "
+                             "option out (an index with one text field needs none)")
         conn = ClusterOptions(**{name: kwargs.pop(name) for name in _CONNECTION_OPTIONS})
         conn.chosen_profile()
         conn.request_log = RequestLog.open(_verbose_line if conn.verbose else None,

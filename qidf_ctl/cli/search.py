@@ -7,11 +7,13 @@ from typing import Annotated, Any
 import typer
 
 from qidf_ctl import textfile
+from qidf_ctl.agents.retrieval import check_query
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Form, IndexArg, Json, with_cluster
 from qidf_ctl.cli.output import emit_json, err, out, step_status
 from qidf_ctl.cluster import index_path
+from qidf_ctl.cluster.redact import redact_external
 from qidf_ctl.errors import UsageError
 from qidf_ctl.formula import IdfForm, validate_q
 from qidf_ctl.querytime import STATS_CHOICES, QlogQuery, QueryTime, inspect
@@ -41,8 +43,8 @@ def _snippet(hit: dict[str, Any], field: str) -> str:
         value = value.get(part) if isinstance(value, dict) else None
     if isinstance(value, list):
         value = " ".join(str(v) for v in value)
-    text = " ".join(str(value or "").split())
-    return text if len(text) <= SNIPPET else text[:SNIPPET - 3] + "..."
+    text = " ".join(redact_external(str(value or "")).split())  # the cluster's text, before a
+    return text if len(text) <= SNIPPET else text[:SNIPPET - 3] + "..."  # cut halves a secret
 
 
 def request_of(built: QlogQuery, size: int, field: str) -> dict[str, Any]:
@@ -87,6 +89,7 @@ def search_cmd(
 
     Example: qidf search code "func (h *Header) FileInfo() fs.FileInfo" --q 0.3
     """
+    check_query(text)  # an empty query is refused here as by the MCP tools
     auto = q.strip().lower() == "auto"
     q_value = None if auto else validate_q(q)
     if not 1 <= size <= 10_000:
@@ -112,7 +115,7 @@ def search_cmd(
     qt = QueryTime(cluster, target, q_value, form=idf_form, stats=stats, shard=shard)
     built = qt.build(text, minimum_should_match=minimum_should_match, filters=restrict)
     hits = qt.search(built, size, source=[target.field])
-    rows = [{"rank": i, "id": h["_id"], "score": h["_score"],
+    rows = [{"rank": i, "id": redact_external(str(h["_id"])), "score": h["_score"],
              "text": _snippet(h, target.field)} for i, h in enumerate(hits, start=1)]
     if json_out:
         summary = {k: v for k, v in built.as_dict().items() if k != "query"}

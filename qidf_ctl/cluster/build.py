@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextvars import ContextVar
 from typing import Any
 
 from qidf_ctl.cluster import auth, tls
@@ -35,6 +36,33 @@ for _name in ("opensearch", "elastic_transport", "urllib3"):
     logging.getLogger(_name).propagate = False
 
 
+_LOCATION: ContextVar[str | None] = ContextVar("qidf_redirect_location", default=None)
+
+
+def take_location() -> str | None:
+    """The ``Location`` of the last redirect answer in this context (then forgotten): the
+    clients turn a 3xx into an error without its headers."""
+    location = _LOCATION.get()
+    _LOCATION.set(None)
+    return location
+
+
+class _NotingPool:
+    """A urllib3 pool that notes the ``Location`` of a redirect answer (not followed)."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+
+    def urlopen(self, *args: Any, **kwargs: Any) -> Any:
+        response = self._pool.urlopen(*args, **kwargs)
+        if 300 <= int(getattr(response, "status", 0)) < 400:
+            _LOCATION.set(response.headers.get("location"))
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+
 def _size(response: Any) -> int | None:
     return len(response.encode() if isinstance(response, str) else response) \
         if response is not None else None
@@ -44,6 +72,10 @@ def observed_connection(base: Any) -> Any:
     """An opensearch-py connection class that notes each attempt for the request log."""
 
     class Observed(base):  # type: ignore[misc, valid-type]
+        def _create_urllib3_pool(self) -> None:
+            super()._create_urllib3_pool()
+            self.pool = _NotingPool(getattr(self, "pool"))  # noqa: B009 - set by the base
+
         def log_request_success(self, method: str, full_url: str, path: str, body: Any,
                                 status_code: int, response: Any, duration: float) -> None:
             note_attempt(status_code, _size(response), duration)

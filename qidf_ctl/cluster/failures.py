@@ -211,6 +211,21 @@ def _forbidden(info: Any, reason: str, error_type: str, url: str, path: str,
         status=403, error_type=error_type or "security_exception")
 
 
+def redirected(status: int, location: str | None, url: str) -> ClusterError:
+    """A 3xx answer: where it points (no query string: a login redirect carries session
+    tokens there) and what to do. qidf follows no redirect: its credentials would go along."""
+    url = redact(url)
+    where = "no Location"
+    if location:
+        shown = redact_external(location.split("?", 1)[0].split("#", 1)[0])
+        where = f"Location: {shown}"
+    return ClusterError(
+        f"{url} answered HTTP {status}, a redirect ({where}); qidf follows no redirect (the "
+        "credentials would go along): if that is the cluster's address, give it with --url; "
+        "a login or dashboard page means --url is not the cluster's API address",
+        status=status, error_type="redirect")
+
+
 def not_a_search_engine(url: str, what: str) -> ClusterError:
     return ClusterError(
         f"{redact(url)} {what}, not like Elasticsearch or OpenSearch: is --url the cluster's "

@@ -13,19 +13,14 @@ from __future__ import annotations
 import difflib
 import math
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qidf_ctl import textfile
 from qidf_ctl.cluster.profiles import KEYS_BY_NAME, SECRET_KEYS, Profile
 from qidf_ctl.cluster.url import parse_url
 from qidf_ctl.errors import NotFoundError, UsageError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 ENV_CONFIG = "QIDF_CONFIG"
 FORMAT_VERSION = 1
@@ -60,7 +55,12 @@ def parse_profile(name: str, raw: Any, source: str, base: Path) -> Profile:
         if spec is None:
             raise UsageError(f"{where}: unknown key {key!r}{_suggest(key, list(KEYS_BY_NAME))}")
         if not _KINDS[spec.kind](value):
-            raise UsageError(f"{where}: {key} must be {_ARTICLE[spec.kind]}, got {value!r}")
+            raise UsageError(f"{where}: {key} must be {_ARTICLE[spec.kind]}, got "
+                             f"{textfile.shown(value)}")
+        if spec.bounds is not None and not spec.bounds[0] <= value <= spec.bounds[1]:
+            low, high = spec.bounds
+            raise UsageError(f"{where}: {key} must be between {low:g} and {high:g}, got "
+                             f"{value!r}")
         if spec.path:
             value = str((base / Path(value).expanduser()).resolve())
         values[key] = float(value) if spec.kind == "number" else value
@@ -141,10 +141,7 @@ def load_config(path: Path | None = None) -> UserConfig:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise UsageError(f"cannot read the config file {path}: {reason or exc}") from None
     source = str(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{source}: not valid TOML: {exc}") from None
+    data = textfile.loads_toml(text, source)
     for key in data:
         if key not in ("version", "clusters"):
             raise UsageError(f"{source}: unknown key {key!r} at the top level (the config file "

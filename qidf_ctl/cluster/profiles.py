@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from qidf_ctl.cluster.connection import ENV, ConnectionSettings
+from qidf_ctl.cluster.connection import ENV, MAX_RETRIES, MAX_TIMEOUT_S, ConnectionSettings
 from qidf_ctl.errors import UsageError
 
 ENV_PROFILE = "QIDF_PROFILE"
@@ -36,6 +36,7 @@ class ProfileKey:
     kind: str  # string, boolean, number, integer
     help: str
     path: bool = False  # a file: resolved against the folder of the file that names it
+    bounds: tuple[float, float] | None = None  # a number's range, as the option's
 
 
 KEYS: tuple[ProfileKey, ...] = (
@@ -67,9 +68,10 @@ KEYS: tuple[ProfileKey, ...] = (
                "only)."),
     ProfileKey("proxy", "string", "HTTP proxy URL, or `none` to connect directly (default: "
                "HTTPS_PROXY / HTTP_PROXY, except hosts in NO_PROXY)."),
-    ProfileKey("timeout", "number", "Seconds to wait for each answer (default 60)."),
+    ProfileKey("timeout", "number", "Seconds to wait for each answer (default 60).",
+               bounds=(0.001, MAX_TIMEOUT_S)),
     ProfileKey("retries", "integer", "Retries after a connection error or HTTP 429/502/503/504 "
-               "(default 3)."),
+               "(default 3).", bounds=(0, MAX_RETRIES)),
 )
 KEYS_BY_NAME = {k.name: k for k in KEYS}
 

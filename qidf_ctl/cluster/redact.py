@@ -22,6 +22,12 @@ masking it leaks it. So a short form is masked
 
 The longer forms a short secret has (``user:ab``, base64 of ``user:ab``, ``ab`` percent- or
 base64-encoded when that is 4+ characters) are masked everywhere like any long one.
+
+Names that may be secrets. A URL's userinfo without a ``:`` (``http://NAME@host``) is a user
+name to the URL's rules and to qidf (which asks for its password), but people also put a
+token there; it is registered with ``register_name``: masked wherever it stands as a whole
+name (not inside a longer word, an option or an identifier: ``user`` never blanks the
+``user`` of ``--user``), in qidf's words and in outside text alike.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ _CREDENTIAL_WORD = (r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_ -]?key|k
                     r"credentials?|authori[sz]ation|auth|basic|bearer|apikey)")
 _long: set[str] = set()
 _short: set[str] = set()
+_names: set[str] = set()  # register_name: whole names only, in every text
 _compiled: dict[str, re.Pattern[str] | None] = {}
 
 
@@ -69,6 +76,15 @@ def register_secret(value: str | None) -> None:
     if not value or not value.strip():
         return
     _add(_spellings(value))
+
+
+def register_name(value: str | None) -> None:
+    """Remember ``value`` (a URL's lone userinfo: a user name or a token) as something output
+    shows only masked, wherever it stands as a whole name (see the module docstring)."""
+    if not value or not value.strip():
+        return
+    _names.update(_spellings(value))
+    _compiled.clear()
 
 
 def register_basic(username: str, password: str) -> None:
@@ -125,6 +141,9 @@ def _pattern(kind: str) -> re.Pattern[str] | None:
         _compiled["long"] = re.compile("|".join(map(re.escape, longs))) if longs else None
         _compiled["token"] = (re.compile(rf"(?<![A-Za-z0-9])(?:{shorts})(?![A-Za-z0-9])")
                               if shorts else None)
+        names = "|".join(map(re.escape, sorted(_names, key=len, reverse=True)))
+        _compiled["name"] = (re.compile(rf"(?<![\w-])(?:{names})(?![\w-])") if names
+                             else None)
         _compiled["context"] = re.compile(
             rf"(?i)(\b{_CREDENTIAL_WORD}[\"']?(?:\s*[:=]\s*|\s+)[\"']?)(?:{shorts})"
             rf"(?=[\"'\s,;)}}\]@]|$)|(:)(?:{shorts})(?=@)") if shorts else None
@@ -141,6 +160,9 @@ def redact(text: str) -> str:
     context = _pattern("context")
     if context is not None:
         text = context.sub(lambda m: (m.group(1) or m.group(2)) + MASK, text)
+    names = _pattern("name")
+    if names is not None:
+        text = names.sub(MASK, text)
     return text
 
 
@@ -170,4 +192,5 @@ def forget_all() -> None:
     """Tests only: start from no registered secret."""
     _long.clear()
     _short.clear()
+    _names.clear()
     _compiled.clear()

@@ -14,6 +14,7 @@ fake) gets one line per request, with 200 for a success and the size of the JSON
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -23,10 +24,10 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import IO, Any
 from urllib.parse import parse_qsl
 
+from qidf_ctl import outfile
 from qidf_ctl.cluster.query import spell, target
 from qidf_ctl.cluster.redact import MASK, redact
 from qidf_ctl.errors import UsageError
@@ -96,14 +97,8 @@ class RequestLog:
             return None
         trace = None
         if trace_path:
-            path = Path(trace_path).expanduser()
-            if path.is_dir():
-                raise UsageError(f"--trace {trace_path} is a folder: give a file name")
-            try:
-                trace = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
-            except OSError as exc:
-                raise UsageError(f"--trace: cannot write {trace_path}: "
-                                 f"{exc.strerror or exc}") from None
+            path = outfile.check(trace_path, "--trace")  # a FIFO, a device, a long name...
+            trace = outfile.open_append(path, "--trace")
         return cls(verbose, trace, trace_path)
 
     def close(self) -> None:
@@ -159,8 +154,24 @@ class RequestLog:
                 line["error"] = error
             if number:
                 line["attempt"] = number
-            self.trace.write(redact(json.dumps(line, ensure_ascii=False)) + "\n")
-            self.trace.flush()
+            try:
+                self.trace.write(redact(json.dumps(line, ensure_ascii=False)) + "\n")
+                self.trace.flush()
+            except OSError as exc:
+                self._stop_trace(exc)
+
+    def _stop_trace(self, exc: OSError) -> None:
+        """The trace file cannot take another line (a full disk, a size limit): the trace
+        stops and the command is told, once. Within a change, the change then settles (its
+        own requests go on untraced) or, between steps, stays journaled for the next qidf
+        command: the request in hand was sent, only its line is missing."""
+        with contextlib.suppress(OSError):
+            assert self.trace is not None
+            self.trace.close()
+        self.trace = None
+        raise UsageError(f"--trace {self.trace_path}: cannot write to it "
+                         f"({exc.strerror or exc}): the trace stopped, and so did the "
+                         "command; free the space or give another file")
 
 
 def _inline_pairs(inline: str) -> list[tuple[str, str]]:

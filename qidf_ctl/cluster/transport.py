@@ -67,6 +67,9 @@ def opensearch_client_transport(client: Any, url: str, timeout: float = 60.0) ->
                                                     "JSON") from None
         except oe.TransportError as exc:
             if isinstance(exc.status_code, int):
+                if 300 <= exc.status_code < 400:
+                    raise failures.redirected(exc.status_code, build.take_location(),
+                                              url) from None
                 # A body that is not JSON is in ``error``, not ``info``.
                 info = exc.info if exc.info is not None else exc.error
                 raise failures.from_status(exc.status_code, info, url, path) from None
@@ -113,6 +116,8 @@ def elasticsearch_client_transport(client: Any, url: str, timeout: float = 60.0,
                                                     "JSON") from None
         except (elastic_transport.TransportError, OSError, ValueError) as exc:
             raise failures.from_exception(exc, url, timeout) from None
+        if 300 <= resp.meta.status < 400:
+            raise failures.redirected(resp.meta.status, resp.meta.headers.get("location"), url)
         if not 200 <= resp.meta.status < 300:
             raise failures.from_status(resp.meta.status, resp.body, url, path, "elasticsearch")
         return _checked(path, resp.body, "elasticsearch")

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from qidf_ctl.cluster.redact import register_secret
+from qidf_ctl.cluster.redact import register_name, register_secret
 from qidf_ctl.errors import UsageError
 
 SCHEMES = ("http", "https")
@@ -96,10 +96,20 @@ def _port(text: str | None, scheme: str, option: str, shown: str | None) -> int:
     return int(text)
 
 
+def _register_userinfo(userinfo: str) -> None:
+    """A userinfo with a password is a secret; one without is a user name, or a token put
+    where a user name goes: masked as a whole name (``redact.register_name``)."""
+    if ":" in userinfo:
+        register_secret(userinfo)
+    else:
+        register_name(userinfo)
+        register_name(unquote(userinfo))
+
+
 def _credentials(userinfo: str, option: str) -> tuple[str | None, str | None]:
     """user:password from the userinfo, percent-decoded, registered as secrets first."""
     raw_user, _, raw_password = userinfo.partition(":")
-    register_secret(userinfo)
+    _register_userinfo(userinfo)
     register_secret(raw_password)
     password = unquote(raw_password) if raw_password else None
     register_secret(password)
@@ -119,7 +129,7 @@ def parse_url(text: str, option: str = "--url") -> ClusterURL:
     if not sep or scheme not in SCHEMES:
         # The userinfo may hold secrets: register what might be one before refusing.
         if "@" in text:
-            register_secret(text.rpartition("@")[0].rpartition("//")[2])
+            _register_userinfo(text.rpartition("@")[0].rpartition("//")[2])
         raise _refuse(option, "must look like http(s)://host:port", _safe_to_show(text))
     username = password = None
     if "@" in rest:

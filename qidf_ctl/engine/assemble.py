@@ -135,10 +135,14 @@ def _unpack_into_place(cfg: EngineConfig, zip_path: Path, prepare: Callable[[Pat
     return cfg.dist
 
 
-def make_readable(path: Path) -> None:
-    """The node user must traverse the qidf home even when root created it."""
-    for p in [path, *path.parents]:
-        if p == Path("/"):
+def make_readable(path: Path, home: Path | None = None) -> None:
+    """The node user must traverse the qidf home even when root created it: ``path`` and the
+    folders between it and ``home`` (the qidf home; default ``path`` itself) get o+rx when
+    qidf's user owns them. Never a folder above the home: those belong to someone else,
+    and ``node_user`` refuses, naming the chmod, instead of widening them."""
+    top = Path(os.path.abspath(home if home is not None else path))
+    for p in [Path(os.path.abspath(path)), *Path(os.path.abspath(path)).parents]:
+        if p != top and top not in p.parents:
             break
         try:
             if p.stat().st_uid == os.geteuid():

@@ -12,6 +12,12 @@ distribution's launcher and the JVM, with the node user's uid and groups against
 folder's mode, and refuses with one line naming the first folder it cannot enter and what to
 change. Mode bits only: an ACL that grants more is not seen (it would only make the check
 stricter than the kernel, never let a start through that then fails).
+
+qidf changes permissions inside the qidf home only (the home, and folders it creates on the
+way to it). A folder above the home that the node user cannot enter (``mktemp -d``'s 0700,
+root's own home folder) is never widened: that would open it, and whatever else it holds, to
+every user. The start is refused before anything is written (exit 2), with the one
+``chmod`` that would let it through and the other way out (another QIDF_HOME).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 from qidf_ctl.engine.assemble import make_readable
 from qidf_ctl.engine.config import RUN_AS_WHEN_ROOT
-from qidf_ctl.errors import EngineError
+from qidf_ctl.errors import EngineError, QidfError, UsageError
 
 READ, WRITE, EXECUTE = 4, 2, 1
 
@@ -103,7 +109,8 @@ def blocked(path: Path, user: NodeUser, want: int = EXECUTE) -> str | None:
 Need = tuple[Path, int, str]  # a path, the access it needs, what it is ("the qidf home")
 
 
-def check(user: NodeUser | None, needs: list[Need], otherwise: str) -> None:
+def check(user: NodeUser | None, needs: list[Need], otherwise: str,
+          error: type[QidfError] = EngineError) -> None:
     """Refuse to start when ``user`` cannot reach one of ``needs``: one line naming the
     folder, what to change, and ``otherwise`` (the other way out)."""
     if user is None:
@@ -111,7 +118,7 @@ def check(user: NodeUser | None, needs: list[Need], otherwise: str) -> None:
     for path, want, purpose in needs:
         reason = blocked(path, user, want)
         if reason:
-            raise EngineError(
+            raise error(
                 f"qidf runs as root, so the engine runs as {user.name!r} (the engines refuse "
                 f"root), and {user.name} {reason} (the way to {purpose}); or {otherwise}")
 
@@ -120,24 +127,33 @@ HOME_FIX = "set QIDF_HOME to a folder nobody can reach (the default for root: /v
 JAVA_FIX = "set QIDF_JAVA_HOME to a JDK nobody can run (e.g. one under /usr/lib/jvm)"
 
 
+def _missing_on_the_way(root: Path) -> list[Path]:
+    """The folders ``mkdir -p root`` would create, outermost first (qidf's, once made)."""
+    path = Path(os.path.abspath(root))
+    return [p for p in [*reversed(path.parents), path] if not p.exists()]
+
+
 def for_home(root: Path) -> NodeUser | None:
     """The node user, once it can reach the qidf home ``root``: checked before anything is
-    fetched or written (the home is created first, readable by all, as ``assemble``
-    would)."""
+    fetched or written. The folders above the home that exist are only checked (a usage
+    error naming the chmod when one is closed); the home, and the folders qidf creates on
+    the way to it, are made traversable."""
     user = node_user()
     if user is not None:
         needs: list[Need] = [(root, EXECUTE, "the qidf home, QIDF_HOME")]
-        make_readable(root)  # the folders root owns on the way (mktemp -d's 0700)
-        check(user, needs, HOME_FIX)  # before anything is created
+        made = _missing_on_the_way(root)
+        top = made[0] if made else Path(os.path.abspath(root))
+        check(user, [(top.parent, EXECUTE, "the qidf home, QIDF_HOME")], HOME_FIX,
+              UsageError)  # nothing is created or changed before this
         root.mkdir(parents=True, exist_ok=True)
-        make_readable(root)
-        check(user, needs, HOME_FIX)
+        make_readable(root, home=top)
+        check(user, needs, HOME_FIX, UsageError)
     return user
 
 
 def check_java(user: NodeUser | None, java_home: Path) -> None:
     check(user, [(java_home / "bin" / "java", READ | EXECUTE, f"the JVM in {java_home}")],
-          JAVA_FIX)
+          JAVA_FIX, UsageError)
 
 
 def ready_to_launch(user: NodeUser | None, root: Path, node: Path, launcher: Path) -> None:
@@ -145,7 +161,7 @@ def ready_to_launch(user: NodeUser | None, root: Path, node: Path, launcher: Pat
     launcher of its distribution copy."""
     if user is None:
         return
-    make_readable(root)
+    make_readable(root)  # the home itself, never above it
     chown_node(node, user)
     check(user, [(launcher, READ | EXECUTE, "the engine's launcher")], HOME_FIX)
 

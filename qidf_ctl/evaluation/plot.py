@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qidf_ctl.errors import missing_extra
+from qidf_ctl.errors import UsageError, missing_extra
 from qidf_ctl.evaluation.sweep import SweepResult
 
 
-def require() -> None:
-    """Fail now, before any sweep, when the plot extra is missing."""
+def require(path: str | Path | None = None) -> None:
+    """Fail now, before any sweep, when the plot extra is missing or ``path``'s extension
+    names a format matplotlib does not write (a ValueError after the sweep otherwise)."""
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
         raise missing_extra("--plot", "plot", "matplotlib") from None
+    suffix = Path(path).suffix.lower().lstrip(".") if path is not None else ""
+    formats = FigureCanvasAgg.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise UsageError(f"--plot {path}: .{suffix} is not a picture format matplotlib "
+                         f"writes ({', '.join(sorted(formats))}): use e.g. .png or .svg")
 
 
 def plot(result: SweepResult, path: str | Path, title: str | None = None) -> Path:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path
-from qidf_ctl.errors import ClusterError, QidfError
+from qidf_ctl.errors import ClusterError, ConflictError, QidfError
 from qidf_ctl.install import index_ops, pipeline
 from qidf_ctl.install.close_swap import current_similarity, update_similarity
 from qidf_ctl.install.index_ops import Wait
@@ -35,6 +35,19 @@ Step = tuple[str, Callable[[], None], bool]  # name, action, journaled right aft
 ALIAS_PROPERTIES = ("filter", "index_routing", "search_routing", "is_write_index", "is_hidden")
 DRAIN_S = 30.0  # longest wait for searches still running on the old index before deleting it
 GRACE_S = 0.5  # searches that resolved the old name just before the swap reach it within this
+CLOCK_SKEW_S = 300.0  # between the machine that journaled and the cluster
+
+
+def made_by(target: dict[str, Any], j: Journal) -> bool:
+    """Whether ``target`` (its flat settings) is the clone this journal's run made: the
+    clone's owner marker (``ownership``). OpenSearch keeps ``index.resize.source.uuid``;
+    Elasticsearch drops it once the clone has recovered, so there the clone must have been
+    created after the journal (its name carries the run id)."""
+    source_uuid = target.get("index.resize.source.uuid")
+    if source_uuid is not None:
+        return bool(source_uuid == j.index_uuid)
+    created_ms = float(target.get("index.creation_date", 0))
+    return created_ms >= (j.started_at - CLOCK_SKEW_S) * 1000
 
 
 def replica_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -124,7 +137,12 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
         index_ops.block_writes(cluster, source, wait)
 
     def clone() -> None:
-        if index_ops.index_status(cluster, target) != "missing":
+        existing = index_ops.flat_settings(cluster, target)
+        if existing is not None:  # this run's clone (a step run again), or someone's index
+            if not made_by(existing, journal):
+                raise ConflictError(f"an index named {target!r} exists and is not the clone "
+                                    f"of {source!r} this run made: qidf does not use it; "
+                                    "run the command again (a new run picks another name)")
             return
         progress(f"cloning {source} into {target} with the new similarity")
         index_ops.clone_index(cluster, source, target, clone_settings(journal), wait)

@@ -16,6 +16,10 @@ and deletes it only after the setting names something else: whichever step a run
 at, searches keep working, and running it again finishes the change. When the similarity
 changes too, the pipeline is written first (``stage_steps``, before the close or the clone),
 so that a refusal of it stops the change before anything else has happened.
+
+The pipeline is the index's own by ``ownership``'s rules: its description names the index it
+belongs to; a pipeline of that name that is not the index's is never overwritten, and qidf's
+is deleted only when no other index names it (a ``_clone`` of the index does).
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, segment
+from qidf_ctl.cluster.names import STATS_PIPELINE_PREFIX
 from qidf_ctl.errors import ClusterError
-from qidf_ctl.install import index_ops
+from qidf_ctl.install import index_ops, ownership
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.progress import Progress, quiet
 
@@ -78,6 +83,57 @@ def put_pipeline(cluster: Cluster, pipeline: str, body: dict[str, Any]) -> None:
     cluster.request("PUT", f"/_search/pipeline/{segment(pipeline)}", body)
 
 
+def owner_key(pipeline: str) -> str:
+    """The index (its public name) qidf's pipeline ``pipeline`` is made for."""
+    return pipeline[len(STATS_PIPELINE_PREFIX):] if pipeline.startswith(
+        STATS_PIPELINE_PREFIX) else pipeline
+
+
+def check_writable(pipeline: str, existing: dict[str, Any] | None) -> None:
+    """Ownership rule 1: a pipeline of this name that exists must be this index's."""
+    if existing is None:
+        return
+    key = owner_key(pipeline)
+    ownership.check_owner(
+        "search pipeline", pipeline, ownership.pipeline_owner(existing), key,
+        f"rename or delete that pipeline (GET _search/pipeline/{pipeline} shows it), or use "
+        f"--stats shard")
+
+
+def write_owned(cluster: Cluster, pipeline: str, body: dict[str, Any],
+                progress: Progress = quiet) -> bool:
+    """Write qidf's ``pipeline`` unless it holds ``body`` already; refuse one that is not
+    this index's. True when it was written."""
+    existing = get_pipeline(cluster, pipeline)
+    if existing is not None and same_body(existing, body):
+        return False
+    check_writable(pipeline, existing)
+    progress(f"writing the search pipeline {pipeline}")
+    put_pipeline(cluster, pipeline, body)
+    return True
+
+
+def delete_unused(cluster: Cluster, pipeline: str, besides: list[str],
+                  progress: Progress = quiet) -> str | None:
+    """Ownership rule 2: delete qidf's ``pipeline`` when it is this index's and no index but
+    ``besides`` names it; else keep it. None when deleted (or already gone); the line saying
+    why it was kept otherwise."""
+    existing = get_pipeline(cluster, pipeline)
+    if existing is None:
+        return None
+    if ownership.pipeline_owner(existing) != owner_key(pipeline):
+        return (f"kept the search pipeline {pipeline}: it is not qidf's pipeline of "
+                f"{owner_key(pipeline)!r}")
+    using = ownership.users(cluster, SETTING, pipeline, besides)
+    if using != []:
+        line = ownership.kept_line("search pipeline", pipeline, using)
+        progress(line)
+        return line
+    progress(f"deleting the search pipeline {pipeline}")
+    delete_pipeline(cluster, pipeline)
+    return None
+
+
 def delete_pipeline(cluster: Cluster, pipeline: str) -> None:
     try:
         cluster.request("DELETE", f"/_search/pipeline/{segment(pipeline)}")
@@ -89,9 +145,8 @@ def delete_pipeline(cluster: Cluster, pipeline: str) -> None:
 def compose(key: str, user: str | None, user_body: dict[str, Any] | None) -> dict[str, Any]:
     """qidf's pipeline for the index ``key``: ``user``'s processors (if the index had a
     default pipeline), then qidf's request processor."""
-    body: dict[str, Any] = {
-        "description": f"qidf: scoring searches of {key} use index-wide term statistics "
-                       "(dfs_query_then_fetch)"
+    body: dict[str, Any] = {  # the description is the owner marker (ownership.py)
+        "description": ownership.PIPELINE_MARK.format(key=key) + " (dfs_query_then_fetch)"
                        + (f"; the processors of {user} run first" if user else ""),
     }
     source = user_body or {}
@@ -109,25 +164,23 @@ def same_body(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
 
 
 def converge(cluster: Cluster, index: str, pipeline: str, side: StatsSide,
-             progress: Progress = quiet) -> bool:
+             progress: Progress = quiet, besides: tuple[str, ...] = ()) -> bool:
     """Make ``index`` and qidf's ``pipeline`` what ``side`` says, each part only if it
-    differs: the pipeline written, the setting moved, then the pipeline deleted when nothing
-    names it any more. True when anything changed."""
+    differs: the pipeline written, the setting moved, then the pipeline deleted when no
+    index names it any more (``besides``: an index about to be deleted, the source of a
+    clone swap). True when anything changed."""
     changed = False
     flat = index_ops.flat_settings(cluster, index) or {}
     now = setting_of(flat)
-    if side.setting == pipeline and not same_body(get_pipeline(cluster, pipeline), side.body):
-        progress(f"writing the search pipeline {pipeline}")
-        put_pipeline(cluster, pipeline, side.body or {})
-        changed = True
+    if side.setting == pipeline:
+        changed = write_owned(cluster, pipeline, side.body or {}, progress)
     if now != side.setting:
         progress(f"setting {SETTING} of {index} to {side.setting or '(not set)'}")
         index_ops.put_settings(cluster, index, {SETTING: side.setting})
         changed = True
     if side.setting != pipeline and get_pipeline(cluster, pipeline) is not None:
-        progress(f"deleting the search pipeline {pipeline}")
-        delete_pipeline(cluster, pipeline)
-        changed = True
+        kept = delete_unused(cluster, pipeline, [index, *besides], progress)
+        changed = changed or kept is None
     return changed
 
 
@@ -143,6 +196,11 @@ STEP = "pipelined"  # journaled right after it; a fault point (``faults``)
 STAGE = "staged"  # qidf's pipeline written before the similarity steps; not journaled
 
 
+def _retiring(journal: Journal, index: str) -> tuple[str, ...]:
+    """The index a clone swap replaces (it names the pipeline until it is deleted)."""
+    return (journal.index,) if journal.index != index else ()
+
+
 def steps(cluster: Cluster, journal: Journal, index: str,
           progress: Progress) -> list[tuple[str, Callable[[], None], bool]]:
     """The statistics step of ``journal`` on ``index`` (the one serving the name once the
@@ -153,7 +211,7 @@ def steps(cluster: Cluster, journal: Journal, index: str,
         return []
 
     def run() -> None:
-        converge(cluster, index, pid, new, progress)
+        converge(cluster, index, pid, new, progress, _retiring(journal, index))
 
     return [(STEP, run, True)]
 
@@ -169,9 +227,7 @@ def stage_steps(cluster: Cluster, journal: Journal,
         return []
 
     def run() -> None:
-        if not same_body(get_pipeline(cluster, pid), new.body):
-            progress(f"writing the search pipeline {pid}")
-            put_pipeline(cluster, pid, new.body or {})
+        write_owned(cluster, pid, new.body or {}, progress)
 
     return [(STAGE, run, False)]
 
@@ -182,4 +238,4 @@ def settle(cluster: Cluster, journal: Journal, index: str, end: str,
     similarity part."""
     side = StatsSide.from_dict(journal.stats_new if end == "new" else journal.stats_old)
     if side is not None and journal.pipeline is not None:
-        converge(cluster, index, journal.pipeline, side, progress)
+        converge(cluster, index, journal.pipeline, side, progress, _retiring(journal, index))

@@ -61,7 +61,9 @@ def _repair_stats(cluster: Cluster, state: SimilarityState, key: str) -> str | N
     pid = found["qidf_pipeline"]
     if pid and pipeline.get_pipeline(cluster, pid) is None:
         user = (recorded or {}).get("composes")
-        body = pipeline.compose(key, user, pipeline.get_pipeline(cluster, user) if user else None)
+        # As the index it belongs to made it (another index's, for one cloned from it).
+        body = pipeline.compose(pipeline.owner_key(pid), user,
+                                pipeline.get_pipeline(cluster, user) if user else None)
         pipeline.put_pipeline(cluster, pid, body)
         return f"the index's default search pipeline {pid} was missing: written again"
     return None

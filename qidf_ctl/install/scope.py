@@ -9,6 +9,12 @@ index has several shards and every node has the processor, else ``shard``. The s
 What qidf installs is recorded in the mapping's ``_meta.qidf.stats``: the pipeline, the
 setting's value before (restored exactly by ``--stats shard`` and ``revert``) and the user
 pipeline whose processors qidf's runs first.
+
+The pipeline belongs to the index it was made for (``ownership``): an index that names
+another index's pipeline with that index's record (a ``_clone`` or a restore copies both) is
+*inherited*: ``apply`` gives it its own pipeline, ``revert`` points it back at what the record
+says it had, and neither touches the other index's pipeline; a revert that would delete a
+pipeline another index still names keeps it and says which.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 from qidf_ctl.cluster import Cluster, describe_index
 from qidf_ctl.cluster.names import STATS_PIPELINE_PREFIX, stats_pipeline_id
 from qidf_ctl.errors import ClusterError, ConflictError, QidfError, UsageError
-from qidf_ctl.install import pipeline
+from qidf_ctl.install import ownership, pipeline
 from qidf_ctl.install.pipeline import PROCESSOR, StatsSide
 from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.shard_cost import CLIENT_CHANGE, client_change, cost_line
@@ -120,6 +126,7 @@ class StatsPlan:
     record: dict[str, Any] | None  # _meta.qidf.stats afterwards (None: none)
     reason: str = ""
     warning: str | None = None  # per-shard statistics on several shards: what they cost
+    kept: str | None = None  # qidf's pipeline stays: another index names it (ownership)
 
     @property
     def changes(self) -> bool:
@@ -148,6 +155,8 @@ def note(result: ChangeResult, plan: StatsPlan | None) -> None:
     result.search_pipeline = (plan.new or plan.old).setting or ""
     if plan.warning:
         result.warnings.append(plan.warning)
+    if plan.kept:
+        result.warnings.append(plan.kept)
 
 
 def meta_with(meta: dict[str, Any] | None, record: dict[str, Any], plan: StatsPlan | None,
@@ -192,32 +201,57 @@ def _require(cluster: Cluster, name: str | None, doing: str) -> dict[str, Any] |
     return body
 
 
+def inherited(setting: str | None, recorded: dict[str, Any] | None, pid: str) -> bool:
+    """Whether the index names another index's qidf pipeline that its own record (copied
+    with it by a ``_clone`` or a restore) says qidf set."""
+    return (setting is not None and setting != pid and setting.startswith(STATS_PIPELINE_PREFIX)
+            and (recorded or {}).get("pipeline") == setting)
+
+
 def plan(cluster: Cluster, state: SimilarityState, key: str, scope: str,
          reason: str = "") -> StatsPlan:
-    """The change that gives ``state``'s index ``scope`` statistics (``resolve``d)."""
+    """The change that gives ``state``'s index ``scope`` statistics (``resolve``d); refused
+    before anything changes where it would overwrite a pipeline that is not the index's."""
     pid = stats_pipeline_id(key)
     flat = state.description.settings
     old = pipeline.read_side(cluster, flat, pid)
     recorded = (state.record or {}).get(RECORD_KEY)
     ours = old.setting == pid
-    previous = (recorded or {}).get("previous") if ours else old.setting
+    set_by_qidf = ours or inherited(old.setting, recorded, pid)
+    previous = (recorded or {}).get("previous") if set_by_qidf else old.setting
     if scope == INDEX:
+        if (previous or "").startswith(STATS_PIPELINE_PREFIX):
+            raise ConflictError(
+                f"{key}'s default search pipeline is {previous}, qidf's pipeline of "
+                f"{pipeline.owner_key(str(previous))!r} (an index cloned or restored from it?), "
+                f"and {key}'s _meta.qidf does not say what it replaced: set "
+                f"{pipeline.SETTING} of {key} to the pipeline it should run (or _none), then "
+                "apply again")
         user = previous if pipeline.names_pipeline(previous) else None
         body = pipeline.compose(key, user, _require(cluster, user, "running its processors"))
+        existing = old.body if ours else pipeline.get_pipeline(cluster, pid)
+        if not pipeline.same_body(existing, body):
+            pipeline.check_writable(pid, existing)
         new: StatsSide | None = StatsSide(pid, body)
         record: dict[str, Any] | None = {"scope": INDEX, "pipeline": pid,
                                          "previous": previous, "composes": user}
     else:
-        if ours:
+        if set_by_qidf:
             _require(cluster, previous, f"restoring {pipeline.SETTING} = {previous}")
-        new = StatsSide(previous) if ours else old
+        new = StatsSide(previous) if set_by_qidf else old
         record = None
     if new == old and record == recorded:
         new = None
     warning = None
     if scope == SHARD and state.description.shards > 1:
         warning = f"{cost_line(state.description.shards)}; {client_change()}"
-    return StatsPlan(scope, pid, old, new, record, reason, warning)
+    kept = None
+    if new is not None and ours and new.setting != pid and old.body is not None and \
+            ownership.pipeline_owner(old.body) == key:
+        using = ownership.users(cluster, pipeline.SETTING, pid, [state.index])
+        if using != []:
+            kept = ownership.kept_line("search pipeline", pid, using)
+    return StatsPlan(scope, pid, old, new, record, reason, warning, kept)
 
 
 def current_scope(flat_settings: dict[str, Any]) -> str:
@@ -249,15 +283,16 @@ def inspect(cluster: Cluster, state: SimilarityState, key: str) -> dict[str, Any
     pid = stats_pipeline_id(key)
     setting = pipeline.setting_of(state.description.settings)
     recorded = (state.record or {}).get(RECORD_KEY) or {}
+    qidf_named = setting == pid or inherited(setting, recorded, pid)
     found: dict[str, Any] = {"scope": current_scope(state.description.settings),
                              "default_pipeline": setting,
-                             "qidf_pipeline": pid if setting == pid else None,
-                             "composes": recorded.get("composes") if setting == pid else None,
+                             "qidf_pipeline": setting if qidf_named else None,
+                             "composes": recorded.get("composes") if qidf_named else None,
                              "problem": None}
-    if recorded and setting != pid:
-        found["problem"] = (f"_meta.qidf.stats says {pid} is the default search pipeline, but "
-                            f"the index has {setting or 'none'}: `qidf recover {key}` rewrites "
-                            "the record")
+    if recorded and not qidf_named:
+        found["problem"] = (f"_meta.qidf.stats says {recorded.get('pipeline')} is the default "
+                            f"search pipeline, but the index has {setting or 'none'}: `qidf "
+                            f"recover {key}` rewrites the record")
     if not pipeline.names_pipeline(setting):
         return found
     assert setting is not None

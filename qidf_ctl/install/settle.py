@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import ClusterError
@@ -34,7 +33,6 @@ ROLLED_BACK = "rolled back"
 GONE = "gone"
 UNKNOWN = "left as found"
 RETRY_S = 1.0  # before a refused open is tried again
-CLOCK_SKEW_S = 300.0  # between the machine that journaled and the cluster
 
 
 @dataclass
@@ -118,17 +116,6 @@ def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
                    "so someone else changed them: left as they are; check `qidf show`")
 
 
-def _made_by(target: dict[str, Any], j: Journal) -> bool:
-    """Whether ``target`` is the clone this journal's run made. OpenSearch keeps
-    ``index.resize.source.uuid``; Elasticsearch drops it once the clone has recovered, so
-    there the clone must have been created after the journal (its name carries the run id)."""
-    source_uuid = target.get("index.resize.source.uuid")
-    if source_uuid is not None:
-        return bool(source_uuid == j.index_uuid)
-    created_ms = float(target.get("index.creation_date", 0))
-    return created_ms >= (j.started_at - CLOCK_SKEW_S) * 1000
-
-
 def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) -> Outcome:
     if clone_swap.swapped(cluster, j):
         assert j.target is not None
@@ -145,7 +132,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
     source = index_ops.flat_settings(cluster, j.index)
     if j.target:
         target = index_ops.flat_settings(cluster, j.target)
-        if target is not None and _made_by(target, j):
+        if target is not None and clone_swap.made_by(target, j):
             progress(f"rolling back: deleting the unfinished clone {j.target}")
             index_ops.delete_index(cluster, j.target)
     if source is None or source.get("index.uuid") != j.index_uuid:

@@ -5,16 +5,22 @@ State lives in the cluster because CI runners are ephemeral: the run that recove
 interrupted apply is usually on another machine than the run that was killed. Every write is
 conditional (``op_type=create``, or ``if_seq_no`` / ``if_primary_term``), so the engine, not
 qidf, decides who wins a race.
+
+The index is qidf's by ``ownership``'s rules: qidf writes an owner document into it when it
+creates it, and writes nothing into an index of that name without one (an earlier qidf's,
+recognised by its settings, gets the document; anyone else's is refused).
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path, segment
 from qidf_ctl.cluster.names import STATE_INDEX
 from qidf_ctl.errors import ClusterError
+from qidf_ctl.install import ownership
 
 # Variable content (settings, user _meta, aliases) sits under ``body``, which the engine
 # stores but never parses into the mapping: any key a user's _meta holds is safe there.
@@ -30,6 +36,11 @@ STATE_MAPPING = {
 }
 STATE_SETTINGS = {"index": {"number_of_shards": 1, "auto_expand_replicas": "0-1",
                             "hidden": True}}
+
+
+OWNER_DOC = "owner:qidf-state"  # the marker: qidf made this index (ownership.py)
+OWNER_SOURCE = {"kind": "owner", "key": "qidf", "body": {
+    "owner": "qidf", "holds": "leases and journals of qidf's changes to indices"}}
 
 
 class StaleWrite(Exception):
@@ -65,15 +76,45 @@ class StateStore:
         return True
 
     def ensure(self) -> None:
-        """Create the state index if it is missing (a concurrent creator is fine)."""
-        if self.exists():
-            return
+        """Create the state index if it is missing (a concurrent creator is fine), marked as
+        qidf's; refuse one of that name that is not qidf's (``ConflictError``)."""
         try:
-            self.cluster.request("PUT", index_path(self.index),
-                                 {"settings": STATE_SETTINGS, "mappings": STATE_MAPPING})
+            if self.get(OWNER_DOC) is not None:
+                return
         except ClusterError as exc:
-            if "already_exists" not in exc.error_type:
+            if exc.status not in (401, 403):
                 raise
+        if not self.exists():
+            try:
+                self.cluster.request("PUT", index_path(self.index),
+                                     {"settings": STATE_SETTINGS, "mappings": STATE_MAPPING})
+            except ClusterError as exc:
+                if "already_exists" not in exc.error_type:
+                    raise
+        elif not self._made_by_qidf():
+            ownership.check_owner("state index", self.index, None, "qidf",
+                                  "qidf keeps its leases and journals there: rename or delete "
+                                  "that index (or move it away with _clone and an alias)")
+        with contextlib.suppress(StaleWrite):
+            self.create(OWNER_DOC, OWNER_SOURCE)
+
+    def _made_by_qidf(self) -> bool:
+        """An index of this name without the owner document: qidf's own (made before the
+        document existed) when its mapping and settings are the ones qidf creates."""
+        try:
+            found: dict[str, Any] = self.cluster.request("GET", index_path(self.index,
+                                                                        "_settings"),
+                                         params={"flat_settings": "true",
+                                                 "expand_wildcards": "all"})
+        except ClusterError as exc:
+            if exc.status in (401, 403):
+                return True  # cannot tell: as before ownership markers (the lease is refused)
+            raise
+        body: dict[str, Any] = next(iter((found or {}).values()), {}) or {}
+        flat = body.get("settings") or {}
+        return (str(flat.get("index.hidden")).lower() == "true"
+                and str(flat.get("index.number_of_shards")) == "1"
+                and str(flat.get("index.auto_expand_replicas")) == "0-1")
 
     def get(self, doc_id: str) -> Doc | None:
         """The document, or None when it (or the whole state index) does not exist."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -94,16 +95,26 @@ def test_a_sigterm_during_a_sweep_gives_the_index_its_similarity_back(cluster, e
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="as root, qidf starts the node as nobody")
-def test_the_engine_starts_as_root_from_a_home_mktemp_made(tmp_path):
-    """`mktemp -d` makes a 0700 folder of root's: qidf makes the folders it owns on the way
-    traversable and runs the node with nobody's own group; a folder another user owns that
-    nobody cannot enter is one line naming it, before anything is written."""
+def test_the_engine_as_root_never_widens_a_folder_above_its_home(tmp_path):
+    """`mktemp -d` makes a 0700 folder of root's. A home under it: one line naming the folder
+    and the chmod to run, exit 2, and nothing changed (issue 33: qidf used to widen it to
+    0705, which for a home under root's own home folder opens that folder to everyone).
+    After that chmod the node starts, as nobody with nobody's own group; a folder another
+    user owns is refused the same way."""
     base = Path(tempfile.mkdtemp(prefix="qidf-home-"))  # drwx------ root
     env = {**os.environ, "QIDF_HOME": str(base / "qidf")}
     port = str(HOME_PORT)
     try:
+        refused = _qidf("engine", "start", "--port", port, env=env)
+        lines = refused.stderr.strip().splitlines()
+        assert refused.returncode == 2 and len(lines) == 1, refused.stderr
+        assert f"cannot enter {base} (drwx------" in lines[0]
+        assert f"chmod o+x {base}" in lines[0] and "QIDF_HOME" in lines[0]
+        assert stat.S_IMODE(base.stat().st_mode) == 0o700 and not (base / "qidf").exists()
+        base.chmod(0o701)  # what the line says
         started = _qidf("engine", "start", "--port", port, "--json", env=env, timeout=900)
         assert started.returncode == 0, started.stderr
+        assert stat.S_IMODE(base.stat().st_mode) == 0o701
         assert _qidf("engine", "stop", "--port", port, env=env).returncode == 0
         theirs = base / "theirs"
         theirs.mkdir()
@@ -112,7 +123,7 @@ def test_the_engine_starts_as_root_from_a_home_mktemp_made(tmp_path):
         env["QIDF_HOME"] = str(theirs / "qidf")
         refused = _qidf("engine", "start", "--port", port, env=env)
         lines = refused.stderr.strip().splitlines()
-        assert refused.returncode == 1 and len(lines) == 1, refused.stderr
+        assert refused.returncode == 2 and len(lines) == 1, refused.stderr
         assert f"chmod o+x {theirs}" in lines[0] and "unexpected" not in lines[0]
         assert not (theirs / "qidf").exists()
     finally:

@@ -185,8 +185,4 @@ async def test_bad_arguments_over_http_are_one_line_and_the_log_stays_clean(
         assert proc.wait(timeout=30) == 0
     assert "Traceback" not in errlog.read_text()
 
-
-def test_an_unknown_index_stops_the_server_in_one_line(engine_url, capsys, monkeypatch):
-    code, out, err = run(["mcp", "no-such-index", "--q", "0.3", "--url", engine_url], capsys,
-                         monkeypatch)
-    assert code == 5 and out == "" and err.count("\n") == 1 and "not found" in err
+# An unknown index: tests/integration/test_mcp_hardening.py (the server starts and says why).

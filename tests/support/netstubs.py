@@ -6,9 +6,11 @@
 - ``Canned``: answers every request with one fixed status, content type and body (HTML
   pages, 503s, JSON that is no search engine's), counting hits (retries);
 - ``EchoCredentials``: a hostile server (or proxy) that answers with the credentials it
-  decoded from the request's Authorization header, in an error body of each shape;
+  decoded from the request's Authorization header, in an error body of each shape and in a
+  ``Warning`` header (which opensearch-py turns into a Python warning);
 - ``EchoingReverseProxy``: in front of a real cluster, the cluster's own refusals with the
-  decoded credentials added by the proxy.
+  decoded credentials added by the proxy, and (``warn``) every answer, successes included,
+  with them in a ``Warning`` header.
 """
 
 from __future__ import annotations
@@ -195,6 +197,16 @@ class BlackHole:
         self.sock.close()
 
 
+def warning_header(text: str) -> tuple[str, str]:
+    """A ``Warning`` header as engines send it (``299 Engine-version "text"``), the text as
+    UTF-8 bytes (http.server writes header values as latin-1: a client decodes them so); a
+    line break, which no header can hold, as a space."""
+    text = " ".join(text.splitlines())
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    value = f'299 OpenSearch-2.19.6-stand-in "{quoted}"'
+    return "Warning", value.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
 def free_port() -> int:
     """A port nothing listens on (connection refused), at least right now."""
     with socket.socket() as sock:
@@ -229,9 +241,9 @@ ECHO_SHAPES = ("json-400", "json-500", "security-403", "text-502", "html-401", "
 
 class EchoCredentials(_Server):
     """Answers every request with the credentials it decoded from the request, in the body
-    shape ``shape`` (one of ``ECHO_SHAPES``)."""
+    shape ``shape`` (one of ``ECHO_SHAPES``) and (``warn``) in a ``Warning`` header."""
 
-    def __init__(self, shape: str) -> None:
+    def __init__(self, shape: str, warn: bool = True) -> None:
         import json as _json
 
         echo = self
@@ -270,12 +282,31 @@ class EchoCredentials(_Server):
                 else:
                     status, kind = 401, "text/html; charset=utf-8"
                     body = f"<html><body>user:password {said} refused</body></html>"
-                self.reply(status, body.encode("utf-8", "surrogateescape"),
-                           [("Content-Type", kind)])
+                headers = [("Content-Type", kind)]
+                if warn:
+                    headers.append(warning_header(f"the request carried {said}"))
+                self.reply(status, body.encode("utf-8", "surrogateescape"), headers)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _answer
 
         super().__init__(Handler)
+
+
+def _poisoned(data: bytes, said: str) -> bytes:
+    """A search answer whose hits' text fields begin with ``said`` (where a snippet shows
+    it, and where one cut short would cut it)."""
+    import json as _json
+
+    try:
+        answer = _json.loads(data)
+        for hit in answer["hits"]["hits"]:
+            source = hit.get("_source") or {}
+            for key, value in source.items():
+                if isinstance(value, str):
+                    source[key] = f"the request carried {said} {value}"
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return data
+    return _json.dumps(answer).encode()
 
 
 class EchoingReverseProxy(_Server):
@@ -284,10 +315,13 @@ class EchoingReverseProxy(_Server):
     it decoded from the request to the body: the cluster's own refusal, echoed by a proxy
     that read the Authorization header. ``refusals_as``: the status it answers a refusal
     (401/403) with, as a gateway that wraps it would (502: the body is then what a client
-    shows)."""
+    shows). ``warn``: every answer also carries the decoded credentials in a ``Warning``
+    header, successes included; ``poison``: every hit of a successful search holds them at
+    the start of each text field of its ``_source``."""
 
     def __init__(self, upstream: str, ca_certs: str | None = None,
-                 refusals_as: int | None = 502) -> None:
+                 refusals_as: int | None = 502, warn: bool = False,
+                 poison: bool = False) -> None:
         import json as _json
 
         proxy = self
@@ -308,6 +342,9 @@ class EchoingReverseProxy(_Server):
                         resp.read()
                 except urllib.error.HTTPError as exc:
                     status, kind, data = exc.code, exc.headers.get("Content-Type"), exc.read()
+                if poison and status < 300 and "_search" in self.path:
+                    data = _poisoned(data, " | ".join(decoded_credentials(
+                        self.headers.get("Authorization") or "")) or "none")
                 if status >= 400:
                     said = " | ".join(decoded_credentials(self.headers.get("Authorization")
                                                           or "")) or "none"
@@ -323,7 +360,12 @@ class EchoingReverseProxy(_Server):
                         data += f" [proxy: the request carried {said}]".encode()
                     if refusals_as and status in (401, 403):
                         status = refusals_as
-                self.reply(status, data, [("Content-Type", kind or "application/json")])
+                headers = [("Content-Type", kind or "application/json")]
+                if warn:
+                    said = " | ".join(decoded_credentials(self.headers.get("Authorization")
+                                                          or "")) or "none"
+                    headers.append(warning_header(f"the request carried {said}"))
+                self.reply(status, data, headers)
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _forward
 

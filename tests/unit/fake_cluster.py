@@ -136,8 +136,10 @@ class FakeEngine:
             include_state or not p.startswith(("/qidf-state", "/_cluster/health")))]
 
     def state_docs(self) -> dict[str, dict[str, Any]]:
+        """Leases and journals (not the owner document that marks the index as qidf's)."""
         state = self.indices.get("qidf-state")
-        return {k: v["source"] for k, v in state.docs.items()} if state else {}
+        return {k: v["source"] for k, v in state.docs.items()
+                if k != "owner:qidf-state"} if state else {}
 
     # --- the transport --------------------------------------------------------------------
 
@@ -215,7 +217,10 @@ class FakeEngine:
             self._get(name).docs[rest[1]] = {"source": body, "seq": 0, "term": 1}
             return {"result": "created"}
         if method == "GET" and api == "_settings":
-            found = self._resolve(name)
+            found = list(self.indices.values()) if name == "_all" else self._resolve(name)
+            if len(rest) > 1 and rest[1] != "index.uuid":  # one setting, flat
+                return {i.name: {"settings": {k: v for k, v in i.settings.items()
+                                              if k == rest[1]}} for i in found}
             if len(rest) > 1:
                 return {i.name: {"settings": {"index": {"uuid": i.uuid}}} for i in found}
             return {i.name: {"settings": dict(i.settings)} for i in found}

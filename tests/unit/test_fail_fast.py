@@ -89,8 +89,10 @@ def test_an_output_path_that_cannot_be_written_is_refused_first(argv, engine, fi
 def test_check_writable_leaves_no_trace(tmp_path):
     target = tmp_path / "new.png"
     assert check_writable(target, "--plot") == target and not target.exists()
-    assert check_writable(tmp_path / "sub" / "dir" / "x.png", "--plot")
+    assert check_writable(tmp_path / "sub" / "dir" / "x.png", "--plot", folders=True)
     assert not (tmp_path / "sub").exists()
+    with pytest.raises(UsageError, match="does not exist"):  # a writer that makes none
+        check_writable(tmp_path / "sub" / "x.run", "--run-out")
     existing = tmp_path / "kept.txt"
     existing.write_text("keep me")
     check_writable(existing, "--out")

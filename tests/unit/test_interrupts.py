@@ -194,8 +194,15 @@ def test_every_subprocess_is_given_its_stdin():
             if isinstance(node, ast.Name) and node.id == "input":
                 missing.append(f"{path.name}:{node.lineno} input()")
             if isinstance(node, ast.Attribute) and node.attr in ("prompt", "getpass", "stdin"):
+                if (path.name, node.attr) in SERVED_ON_STDIN:
+                    continue
                 missing.append(f"{path.name}:{node.lineno} {node.attr}")
     assert missing == []
+
+
+# Files that look at stdin without reading it: qidf mcp's protocol channel (whether there is
+# one to serve on; the SDK reads it).
+SERVED_ON_STDIN = {("mcp.py", "stdin")}
 
 
 

@@ -4,12 +4,13 @@ cannot reach the qidf home, the JVM or the launcher (qidf_ctl/engine/node_user.p
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
 from qidf_ctl.engine import node_user
 from qidf_ctl.engine.node_user import EXECUTE, READ, NodeUser
-from qidf_ctl.errors import EngineError
+from qidf_ctl.errors import EngineError, UsageError
 
 NOBODY = NodeUser("nobody", 65534, 65534, frozenset({65534}))
 
@@ -82,19 +83,58 @@ def test_not_root_checks_nothing(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="root only: qidf runs the node as nobody")
-def test_for_home_makes_roots_own_folders_traversable(tmp_path):
-    """What `mktemp -d` makes (0700, root's): qidf adds o+rx to folders it owns on the way,
-    then checks; a folder another user owns is only checked."""
-    home = tmp_path / "t" / "qidf"
-    (tmp_path / "t").mkdir()
-    os.chmod(tmp_path / "t", 0o700)
-    os.chmod(tmp_path, 0o700)
+def test_a_closed_folder_above_the_home_is_refused_and_left_as_it_is(tmp_path):
+    """Issue 33: a home under a 0700 folder of root's (``mktemp -d``'s, or root's own home
+    folder) widened that folder to 0705 and so opened it to everyone. Now: one line naming
+    the folder and the chmod, exit 2, and nothing changed or created."""
+    outer = tmp_path / "t"
+    home = outer / "a" / "qidf"
+    outer.mkdir()
+    os.chmod(outer, 0o700)
+    with pytest.raises(UsageError) as caught:
+        node_user.for_home(home)
+    message = str(caught.value)
+    assert "\n" not in message and f"cannot enter {outer} (drwx------" in message
+    assert f"chmod o+x {outer}" in message and "QIDF_HOME" in message
+    assert caught.value.exit_code == 2
+    assert stat.S_IMODE(outer.stat().st_mode) == 0o700 and not (outer / "a").exists()
+    os.chmod(outer, 0o701)  # what the line says to run (or another QIDF_HOME)
     assert node_user.for_home(home) is not None
-    assert home.is_dir() and node_user.blocked(home, node_user.node_user()) is None
+    assert stat.S_IMODE(outer.stat().st_mode) == 0o701  # still only what the user set
+    assert node_user.blocked(home, node_user.node_user()) is None  # qidf's own: traversable
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root only: qidf runs the node as nobody")
+def test_a_home_mktemp_made_is_qidf_s_to_open(tmp_path):
+    """QIDF_HOME=$(mktemp -d): the home itself is qidf's (0700 -> 0705); nothing above it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chmod(home, 0o700)
+    before = stat.S_IMODE(tmp_path.stat().st_mode)
+    assert node_user.for_home(home) is not None
+    assert stat.S_IMODE(home.stat().st_mode) == 0o705
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root only: qidf runs the node as nobody")
+def test_a_folder_another_user_owns_is_only_checked(tmp_path):
     other = tmp_path / "theirs"
     other.mkdir()
     os.chown(other, 1, 1)
     os.chmod(other, 0o700)
-    with pytest.raises(EngineError, match=f"cannot enter {other}"):
+    with pytest.raises(UsageError, match=f"cannot enter {other}"):
         node_user.for_home(other / "qidf")
     assert not (other / "qidf").exists()  # refused before anything was created
+
+
+def test_make_readable_stays_inside_the_home(tmp_path):
+    from qidf_ctl.engine.assemble import make_readable
+
+    home = tmp_path / "home"
+    (home / "dist").mkdir(parents=True)
+    for folder in (tmp_path, home, home / "dist"):
+        os.chmod(folder, 0o700)
+    make_readable(home / "dist", home=home)
+    assert stat.S_IMODE((home / "dist").stat().st_mode) == 0o705
+    assert stat.S_IMODE(home.stat().st_mode) == 0o705
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o700  # above the home: never

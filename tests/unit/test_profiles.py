@@ -127,9 +127,9 @@ def test_qidf_toml_and_the_config_file_share_one_loader(tmp_path):
 
 
 def load_config_text(text: str, folder: Path) -> dict:
-    from qidf_ctl.cluster.profile_file import tomllib
+    from qidf_ctl.textfile import loads_toml
 
-    return tomllib.loads(text)["clusters"]
+    return loads_toml(text, "config.toml")["clusters"]
 
 
 def test_an_absent_file_is_empty_until_a_profile_is_asked_for(tmp_path, clean_env):

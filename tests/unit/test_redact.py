@@ -103,3 +103,24 @@ def test_every_console_line_and_json_object(capsys):
     captured = capsys.readouterr()
     assert "пароль" not in captured.out + captured.err
     assert "\\u043f" not in captured.out  # not in JSON's escaped spelling either
+
+
+def test_a_url_user_name_is_masked_as_a_whole_name_only():
+    """Issue 33: ``--url http://user@host:9200`` said ``--*** '***' was given without a
+    password``: the lone userinfo (a user name, or a token put there) is masked where it
+    stands alone, never inside ``--user`` or another word."""
+    redact_mod.register_name("user")
+    assert redact_mod.redact("--user 'user' was given without a password") == \
+        "--user '***' was given without a password"
+    assert redact_mod.redact_external("super_user user-name user: user") == \
+        "super_user user-name ***: ***"
+
+
+def test_the_url_user_name_message_keeps_the_option(capsys, monkeypatch):
+    from .test_cli import run
+
+    code, out, err = run(["show", "idx", "--url", "http://user@127.0.0.1:1"], capsys,
+                         monkeypatch)
+    assert code == 2 and out == ""
+    assert err == ("error: --user '***' was given without a password: add --password-file "
+                   "(or QIDF_PASSWORD)\n")

@@ -3,10 +3,11 @@ option, environment variable and file, and every profile reference, against a re
 a server answering 401 and one answering an HTML page, with and without --json, and against
 servers that echo the credentials they decoded from the request in every body shape
 (netstubs.EchoCredentials: JSON errors, a 403 naming the "user", a proxy's text, an HTML
-page, a 200 whose cluster name is the credentials), each run with --verbose and --trace; all
-output and every trace file is grepped for every spelling of the secret, raw, encoded and
-decoded. The same matrix runs against the real secured node in
-tests/integration/secured/test_secrets.py."""
+page, a 200 whose cluster name is the credentials), each also in a ``Warning`` header (which
+opensearch-py turns into a Python warning: one ``warning: the server said`` line, redacted),
+each run with --verbose and --trace; all output and every trace file is grepped for every
+spelling of the secret, raw, encoded and decoded. The same matrix runs against the real
+secured node in tests/integration/secured/test_secrets.py."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     fast_cli.install(monkeypatch)
     monkeypatch.setenv("QIDF_RETRIES", "0")  # retries change nothing here but the time taken
-    runs, leaked, traced = 0, [], 0
+    runs, leaked, traced, warned = 0, [], 0, 0
     trace = tmp_path / "trace.jsonl"
     for i, secret in enumerate(secrets_matrix.SECRETS):
         channels = [*secrets_matrix.channels(secret, tmp_path, i),
@@ -79,12 +80,14 @@ def test_no_secret_in_any_output(targets, tmp_path, capsys, monkeypatch):
                     runs += 1
                     logged = trace.read_text() if trace.exists() else ""
                     traced += bool(logged)
+                    warned += "warning: the server said: the request carried ***" in err
                     found = secrets_matrix.leaks(secret, out + err + logged)
                     if found or "Traceback" in out + err or code == 0:
                         leaked.append((name, target, repr(secret), code, found, err[:200]))
     assert runs == len(secrets_matrix.SECRETS) * (15 + 7) * sum(
         len(f) for _, f in targets.values())
     assert traced > runs / 3  # the runs that reached a server wrote their requests
+    assert warned > runs / 4  # the echo servers' Warning headers were shown, redacted
     assert leaked == [], "\n".join(map(str, leaked))
     secrets_matrix.report("unit: loopback stand-ins and echo servers", runs, len(leaked))
 
