@@ -12,6 +12,7 @@ def require(path: str | Path | None = None) -> None:
     """Fail now, before any sweep, when the plot extra is missing or ``path``'s extension
     names a format matplotlib does not write (a ValueError after the sweep otherwise)."""
     try:
+        import matplotlib  # noqa: F401 - first: a submodule already imported would not fail
         from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
         raise missing_extra("--plot", "plot", "matplotlib") from None

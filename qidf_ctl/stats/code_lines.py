@@ -21,7 +21,7 @@ Why at least two lines: one line can be a conventional commit subject (``fix: ha
 nulls``) or a heading; a query of one line is read by its punctuation alone.
 
 The share of real files of each language that pass is measured and committed
-(benchmarks/retrieval/detector.md, ``python -m qidf_research.detector_shares``).
+(benchmarks/retrieval/detector.md, with the command that regenerates it).
 """
 
 from __future__ import annotations
