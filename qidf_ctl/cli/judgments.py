@@ -15,8 +15,11 @@ from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Json, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.errors import UsageError
 from qidf_ctl.judgments import filters, folder
+from qidf_ctl.judgments.from_ubi import DEFAULT_MIN_IMPRESSIONS
 from qidf_ctl.judgments.split import DEFAULT_OLDER_SHARE
+from qidf_ctl.judgments.ubi import DEFAULT_CLICKS
 
 judgments_app = typer.Typer(
     help="Judged queries from what you already own: a repository's history (`git`), search "
@@ -151,3 +154,80 @@ def report(found: folder.Judgments, json_out: bool) -> None:
 
 def _say(text: str) -> None:
     out.print(text, markup=False, highlight=False)
+
+
+@judgments_app.command("ubi")
+@one_line_errors
+@with_cluster
+def ubi_cmd(
+    source: Annotated[str, typer.Argument(
+        help="A UBI log exported as JSON lines (a file, or a folder of them; what `qidf mcp "
+        "--record FILE` writes), or ubi: for the cluster's ubi_queries and ubi_events "
+        "indices (ubi:APPLICATION: only that application's searches).")],
+    conn: ClusterOptions,
+    out_dir: OutOpt,
+    clicks: Annotated[str, typer.Option(
+        "--clicks", help="The action names that count as a click, comma-separated.")]
+    = ",".join(DEFAULT_CLICKS),
+    min_impressions: Annotated[int, typer.Option(
+        "--min-impressions", min=1, help="Judge a (query, document) pair only once it was "
+        "shown this many times.")] = DEFAULT_MIN_IMPRESSIONS,
+    ordinal_base: Annotated[int, typer.Option(
+        "--ordinal-base", min=0, max=1, help="What event_attributes.position.ordinal counts "
+        "the first result as (0, as UBI's data generator and qidf's recorder write, or 1).")]
+    = 0,
+    index: Annotated[str | None, typer.Option(
+        "--index", help="With --id-field: the index whose documents the object ids name.")]
+    = None,
+    id_field: Annotated[str | None, typer.Option(
+        "--id-field", help="The field of --index that holds the object ids (UBI's "
+        "object_id_field), when they are not document ids: mapped to document ids by "
+        "lookups.")] = None,
+    split: SplitOpt = DEFAULT_OLDER_SHARE,
+    json_out: Json = False,
+) -> None:
+    """Graded judgments from search clicks or agents' fetches in the User Behavior Insights
+    schema, through the position-based click model (fitted by EM) that takes the position
+    bias out of clicks.
+
+    Searches are grouped by query text; a (query, document) pair is judged once it was shown
+    --min-impressions times, graded 2 when clicked at least every other time it was looked
+    at, 1 from one time in four. The judged queries are split by the time of their first
+    search: the older share chooses q, the newer reports. The schema mapping is in the
+    judgments how-to.
+
+    Example: qidf judgments ubi agent-log.ndjson --out judgments/agents
+
+    Example: qidf judgments ubi ubi: --out judgments/clicks --min-impressions 3
+    """
+    from qidf_ctl.judgments import source as sources
+    from qidf_ctl.judgments import ubi
+    from qidf_ctl.judgments.from_ubi import UbiOptions, judgments_from_log
+
+    options = UbiOptions(min_impressions=min_impressions, older_share=split).check()
+    where = sources.parse_source(source, "SOURCE")
+    if where.kind == sources.FOLDER:
+        raise UsageError(f"{source} is a judgments folder already (it holds "
+                         f"{folder.MANIFEST}): give it to --judgments, or the UBI log it came "
+                         "from here")
+    if id_field is not None and index is None:
+        raise UsageError("--id-field needs --index: the index whose field holds the ids")
+    folder.check_folder(out_dir)
+    log = ubi.Log(clicks=tuple(clicks.split(",")), ordinal_base=ordinal_base,
+                  application=where.application)
+    cluster = conn.connect() if where.needs_cluster or id_field else None
+    with step_status(quiet=json_out) as progress:
+        if where.needs_cluster:
+            assert cluster is not None
+            progress("reading the cluster's UBI indices")
+            ubi.read_cluster(cluster, log)
+            origin = f"UBI indices {ubi.QUERIES_INDEX}, {ubi.EVENTS_INDEX}" + (
+                f" (application {where.application})" if where.application else "")
+        else:
+            progress(f"reading {source}")
+            ubi.read_files(source, log)
+            origin = f"UBI log {source}"
+        found = judgments_from_log(log, origin, options, cluster=cluster, index=index,
+                                   id_field=id_field, progress=progress)
+    folder.write_folder(out_dir, found)
+    report(found, json_out)
