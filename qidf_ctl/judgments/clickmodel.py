@@ -19,8 +19,9 @@ log cannot tell examination from attractiveness (only their product is seen), an
 the examination curve it starts from for those ranks. It starts from ``gamma_r = 1/r`` (the
 curve click simulations and counterfactual learning to rank assume, e.g. Joachims et al.
 2017, eta = 1); rankings that vary (new documents, another q, pages, agents' budgets) let
-the data move it. Results never shown (below the page) get no judgment at all: clicks judge
-what the ranking that served them showed.
+the data move it, each rank's curve weighing as ``PRIOR_IMPRESSIONS`` impressions against
+the data (a MAP estimate under that prior). Results never shown (below the page) get no
+judgment at all: clicks judge what the ranking that served them showed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ import numpy as np
 ITERATIONS = 100
 TOLERANCE = 1e-6
 START_ALPHA = 0.5
+# The examination curve's prior weight, in impressions per rank: a rank seen a few times
+# with no click would otherwise be taken as never examined (gamma -> 0), and every document
+# shown there would keep its starting attractiveness (0.5: judged relevant unseen).
+PRIOR_IMPRESSIONS = 10.0
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ def fit(impressions: Sequence[Impression], pairs: int, *, iterations: int = ITER
 
     E step, per impression: a click means examined and attractive; no click gives the
     posteriors ``P(A | no click) = a(1 - g) / (1 - a g)`` and ``P(E | no click) = g(1 - a) /
-    (1 - a g)``. M step: each parameter is the mean of its posteriors."""
+    (1 - a g)``. M step: each attractiveness is the mean of its posteriors; each examination
+    probability too, with ``PRIOR_IMPRESSIONS`` pseudo-impressions at the starting curve."""
     if not impressions:
         empty = np.zeros(0)
         return Fitted(np.zeros(pairs), empty, np.zeros(pairs, dtype=int),
@@ -81,7 +87,8 @@ def fit(impressions: Sequence[Impression], pairs: int, *, iterations: int = ITER
     shown = np.bincount(pair, minlength=pairs).astype(float)
     at_rank = np.bincount(rank, minlength=ranks).astype(float)
     alpha = np.full(pairs, START_ALPHA)
-    gamma = start_gamma(ranks)
+    prior = start_gamma(ranks)
+    gamma = prior.copy()
     done, converged = 0, False
     for done in range(1, iterations + 1):  # noqa: B007 - the count is reported
         a, g = alpha[pair], gamma[rank]
@@ -89,8 +96,8 @@ def fit(impressions: Sequence[Impression], pairs: int, *, iterations: int = ITER
         post_a = np.where(click, 1.0, a * (1.0 - g) / denominator)
         post_e = np.where(click, 1.0, g * (1.0 - a) / denominator)
         new_alpha = np.bincount(pair, weights=post_a, minlength=pairs) / np.maximum(shown, 1)
-        new_gamma = np.bincount(rank, weights=post_e, minlength=ranks) / np.maximum(at_rank, 1)
-        new_gamma[at_rank == 0] = gamma[at_rank == 0]
+        new_gamma = ((np.bincount(rank, weights=post_e, minlength=ranks)
+                      + PRIOR_IMPRESSIONS * prior) / (at_rank + PRIOR_IMPRESSIONS))
         change = max(float(np.abs(new_alpha - alpha).max()),
                      float(np.abs(new_gamma - gamma).max()))
         alpha, gamma = new_alpha, new_gamma
