@@ -250,7 +250,7 @@ def loaded(spec: str) -> tuple[Any, Any]:
 
 
 def decide_with(cluster: Any, index: str, field: str | None, spec: tuple[Any, Any],
-                json_out: bool) -> Any:
+                json_out: bool, say: bool = True) -> Any:
     """The decision from judgments, with a progress display; the reason and the newer
     split's report on stderr (text mode)."""
     from qidf_ctl.judgments import source as sources
@@ -263,7 +263,7 @@ def decide_with(cluster: Any, index: str, field: str | None, spec: tuple[Any, An
         decision = decide(cluster, index, found, field_name=field, progress=progress,
                           bar=bars(json_out))
     decision.judgments["spec"] = where.spec
-    if not json_out:
+    if say and not json_out:
         err.print(f"q from judgments: {decision.reason}", markup=False)
         err.print(f"  {decision.report_line()}", markup=False)
         for note in decision.notes:

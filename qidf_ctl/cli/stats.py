@@ -156,7 +156,7 @@ def _predict_judged(conn: ClusterOptions, index: str, field: str | None, judgmen
     spec = loaded(judgments)
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
-    decision = decide_with(cluster, index, field, spec, json_out)
+    decision = decide_with(cluster, index, field, spec, json_out, say=False)
     if json_out:
         emit_json(decision.as_dict())
         return
