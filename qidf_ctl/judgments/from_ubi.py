@@ -180,6 +180,8 @@ def judgments_from_log(log: Log, origin: str, options: UbiOptions | None = None,
                 for k in kept}
     manifest = {
         "source": SOURCE, "origin": origin,
+        # Clicks judge what was shown; every other document is unknown, not irrelevant.
+        "complete": False,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "qidf_version": __version__,
         "index": {"name": index, "id_field": id_field} if index else None,

@@ -287,6 +287,20 @@ def _bulk(cluster: Cluster, name: str, lines: list[str]) -> None:
         raise ClusterError(f"bulk into {name} failed")
 
 
+def engine_cpu(url: str) -> float | None:
+    """CPU seconds the engine's process has used (user + system), from /proc: the work a
+    run made the engine do, whatever the machine's load (None when it cannot be read)."""
+    try:
+        status = subprocess.run([sys.executable, "-m", "qidf_ctl", "engine", "status",
+                                 "--port", url.rsplit(":", 1)[1].strip("/"), "--json"],
+                                capture_output=True, text=True, check=False)
+        pid = json.loads(status.stdout)["pid"]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
 def decision_scale(repo: Path, url: str, index: str, repeats: int = 2) -> dict[str, Any]:
     """``qidf predict --judgments`` and ``qidf apply --q auto --judgments --dry-run`` on the
     million-document index, from the judgments of the newest 10,000 commits."""
@@ -308,12 +322,18 @@ def decision_scale(repo: Path, url: str, index: str, repeats: int = 2) -> dict[s
                                   ("apply", [index, "--q", "auto", "--judgments", folder,
                                              "--dry-run"])):
                 before = load()
+                cpu_before = engine_cpu(url)
                 result = run_cli(url, args, command=command)
+                cpu_after = engine_cpu(url)
                 out = result["out"]
                 decision = out if command == "predict" else out.get("decision") or {}
                 runs.append({"command": f"{command} --judgments", "repeat": repeat,
                              "load_before": before, "seconds": round(result["seconds"], 2),
                              "rss_mib": round(result["rss_mib"], 1),
+                             "cli_cpu_s": round(result["cpu_s"], 1),
+                             "engine_cpu_s": (round(cpu_after - cpu_before, 1)
+                                              if cpu_before is not None
+                                              and cpu_after is not None else None),
                              "q": decision.get("q"), "decision": decision})
                 log(f"{command} run {repeat}: {result['seconds']:.1f}s, q "
                     f"{decision.get('q')} (load {before})")
@@ -345,12 +365,16 @@ def decision_markdown(result: dict[str, Any]) -> str:
         "average just before the run.",
         f"- Target: the decision within {result['target_s']:.0f} s.",
         "",
-        "| command | run | wall s | q | load |",
-        "|---|---:|---:|---:|---|",
+        "| command | run | wall s | CLI CPU s | engine CPU s | q | load |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in result["runs"]:
         lines.append(f"| {r['command']} | {r.get('repeat', '')} | {r['seconds']:.1f} | "
+                     f"{r.get('cli_cpu_s', '')} | {r.get('engine_cpu_s', '')} | "
                      f"{r.get('q', '')} | {r['load_before']} |")
+    phases = d.get("phases") or {}
+    lines += ["", "Wall seconds by step (first predict run): " + ", ".join(
+        f"{k} {v:.1f}" for k, v in phases.items()), ""]
     lines += ["", f"The decision: {d.get('reason')}", "",
               f"Older queries measured: {d.get('older_queries')} of "
               f"{d.get('older_available')}; q measured: "
