@@ -80,7 +80,8 @@ def _git() -> str:
 
 def _run(args: Sequence[str], repo: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([_git(), "-C", str(repo), *args], capture_output=True, text=True,
-                          encoding="utf-8", errors="replace", check=False)
+                          encoding="utf-8", errors="replace", check=False,
+                          stdin=subprocess.DEVNULL)
 
 
 def open_repository(path: str | Path) -> Repository:
@@ -218,7 +219,8 @@ def read_commits(repo: Repository, rev_range: str = "HEAD", since: datetime | No
     if not repo.head and rev_range == "HEAD":
         return
     command = [_git(), "-C", str(repo.path), *_log_args(rev_range, since, until)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL)
     parser = _Parser()
     rest = b""
     assert process.stdout is not None

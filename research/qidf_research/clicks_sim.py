@@ -12,11 +12,14 @@ queries each.
   reporting half.
 - **Click mode**: ``S`` sessions (100, 1,000, 10,000). A session picks a query of the
   choosing half with Zipf popularity (weight 1/k for the k-th most popular, a seeded
-  order; real query logs have a head and a long tail), is shown the index's BM25 top 10
-  (what production served before qidf), and clicks each result at rank r with probability
+  order; real query logs have a head and a long tail), is shown a ranking, and clicks each
+  result at rank r with probability
   ``gamma_r * alpha``: the documented position-based model with ``gamma_r = 1/r`` (eta = 1)
   and ``alpha = 1`` for a judged-relevant document, ``EPSILON`` = 0.1 for any other (Joachims,
-  Swaminathan and Schnabel 2017's simulation). The sessions become UBI queries and click
+  Swaminathan and Schnabel 2017's simulation). Two scenarios: a *search page*, BM25's top
+  10 (what a search front end served before qidf), and an *agent*, the top 50 at the
+  label-free q (what ``qidf mcp`` serves without judgments; ``search_code`` returns up to
+  50 hits). The sessions become UBI queries and click
   events, read by ``qidf_ctl.judgments.ubi``, graded by ``qidf_ctl.judgments.from_ubi``
   (the position-based model fitted by EM, the product's defaults), and the same guard
   chooses q from those judgments, measured as the product measures click judgments
@@ -77,7 +80,7 @@ OUT = BENCHMARKS / "judgments"
 POOL = 500
 SESSIONS = (100, 1_000, 10_000)
 SEEDS = 10
-SHOWN = 10
+SCENARIOS = {"search page": 10, "agent": 50}  # results shown; served at BM25, at the ref q
 EPSILON = 0.1
 BM25 = 1.0
 CONDENSED_DEPTH = 100  # judged documents beyond it are ranked out (the product orders all)
@@ -172,19 +175,19 @@ def choose_q(runs: Mapping[float, Run], qrels: Qrels, ids: list[str], reference:
     return chosen.q, chosen.tested_q
 
 
-def simulate(task: Task, shown: Run, sessions: int, seed: int) -> ubi.Log:
+def simulate(task: Task, shown: Run, depth: int, sessions: int, seed: int) -> ubi.Log:
     """Sessions as UBI documents, through the product's reader (module docstring)."""
     rng = np.random.default_rng(seed)
     order = list(task.choose)
     random.Random(seed).shuffle(order)
     weights = 1.0 / np.arange(1, len(order) + 1)
     picks = rng.choice(len(order), size=sessions, p=weights / weights.sum())
-    gamma = 1.0 / np.arange(1, SHOWN + 1)
+    gamma = 1.0 / np.arange(1, depth + 1)
     reader = ubi.Log()
     where = ubi.Where("simulated session")
     for n, pick in enumerate(picks):
         qid = order[pick]
-        hits = [doc for doc, _ in shown.get(qid, [])[:SHOWN]]
+        hits = [doc for doc, _ in shown.get(qid, [])[:depth]]
         query_id = f"s{seed}-{n}"
         reader.add({"query_id": query_id, "user_query": task.queries[qid],
                     "timestamp": 1_700_000_000_000 + n * 1000,
@@ -230,28 +233,34 @@ def run_task(cluster: Cluster, task: Task, seeds: int) -> dict[str, Any]:
         "report_ndcg10": {f"{q:g}": round(v, 4) for q, v in mean.items()},
         "oracle_q": oracle_q, "judged": {"q": judged_q, "best_mean_q": judged_best,
                                          "recovery": judged}, "clicks": {}}
-    for sessions in SESSIONS:
-        rows = []
-        for seed in range(seeds):
-            reader = simulate(task, runs[BM25], sessions, seed)
-            qrels = click_qrels(task, reader)
-            ids = [q for q in task.choose if q in qrels]
-            q, best = (choose_q(runs, qrels, ids, ref_q, ref_source, condensed=True) if ids
-                       else (ref_q, ref_q))
-            relevant_found = sum(1 for q_ in ids if any(
-                g > 0 and task.qrels[q_].get(d, 0) > 0 for d, g in qrels[q_].items()))
-            rows.append({"seed": seed, "q": q, "best_mean_q": best, "judged_queries": len(ids),
-                         "queries_with_a_truly_relevant_judgment": relevant_found,
-                         "clicks": reader.counts.clicks,
-                         "recovery": recovery(mean[q], mean[BM25], mean[oracle_q])})
-        values = [r["recovery"] for r in rows if r["recovery"] is not None]
-        result["clicks"][str(sessions)] = {
-            "runs": rows, "mean_recovery": float(np.mean(values)) if values else None,
-            "min_recovery": float(np.min(values)) if values else None,
-            "share_of_judged": (float(np.mean(values)) / judged
-                                if values and judged else None)}
-        log(f"{task.name}: {sessions:,} sessions: mean recovery "
-            f"{result['clicks'][str(sessions)]['mean_recovery']} (judged {judged})")
+    for scenario, depth in SCENARIOS.items():
+        served = runs[BM25] if scenario == "search page" else runs[
+            min(runs, key=lambda q: abs(q - ref_q))]
+        result["clicks"][scenario] = {}
+        for sessions in SESSIONS:
+            rows = []
+            for seed in range(seeds):
+                reader = simulate(task, served, depth, sessions, seed)
+                qrels = click_qrels(task, reader)
+                ids = [q for q in task.choose if q in qrels]
+                q, best = (choose_q(runs, qrels, ids, ref_q, ref_source, condensed=True)
+                           if ids else (ref_q, ref_q))
+                relevant_found = sum(1 for q_ in ids if any(
+                    g > 0 and task.qrels[q_].get(d, 0) > 0 for d, g in qrels[q_].items()))
+                rows.append({"seed": seed, "q": q, "best_mean_q": best,
+                             "judged_queries": len(ids),
+                             "queries_with_a_truly_relevant_judgment": relevant_found,
+                             "clicks": reader.counts.clicks,
+                             "recovery": recovery(mean[q], mean[BM25], mean[oracle_q])})
+            values = [r["recovery"] for r in rows if r["recovery"] is not None]
+            result["clicks"][scenario][str(sessions)] = {
+                "runs": rows, "mean_recovery": float(np.mean(values)) if values else None,
+                "min_recovery": float(np.min(values)) if values else None,
+                "share_of_judged": (float(np.mean(values)) / judged
+                                    if values and judged else None)}
+            log(f"{task.name}, {scenario}: {sessions:,} sessions: mean recovery "
+                f"{result['clicks'][scenario][str(sessions)]['mean_recovery']} (judged "
+                f"{judged})")
     result["seconds"] = round(time.monotonic() - started, 1)
     return result
 
@@ -262,41 +271,45 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "Generated by `python -m qidf_research.clicks_sim` (its docstring has the method and "
         "the command). **The sessions are simulated** with the position-based model "
-        f"(examination 1/rank over the BM25 top {SHOWN}, attractiveness 1 for a judged-"
-        f"relevant result and {EPSILON} for any other; query popularity Zipf over the "
-        "choosing half); the click judgments come from the product's UBI reader and click "
+        f"(examination 1/rank, attractiveness 1 for a judged-relevant result and "
+        f"{EPSILON} for any other; query popularity Zipf over the choosing half of at most "
+        f"{POOL} queries); the click judgments come from the product's UBI reader and click "
         "model, q from sweep's guard against the label-free q, as `apply --q auto "
-        "--judgments` chooses it.",
+        "--judgments` chooses it. Scenarios: *search page*, BM25's top 10 shown; *agent*, "
+        "the top 50 at the label-free q shown.",
         "",
         f"Recovery = (NDCG@10 at the chosen q - at BM25) / (at the oracle q - at BM25) on the "
-        f"reporting half; clicks: mean over {result['seeds']} seeds (minimum in brackets); "
-        "share = clicks' mean recovery / the judged mode's. Target: share >= 0.95 at 1,000 "
-        "sessions.",
+        f"reporting half, with the real judgments; clicks: mean over {result['seeds']} seeds "
+        "(minimum in brackets) and the q chosen; share = clicks' mean recovery / the judged "
+        "mode's. Target: share >= 0.95 at 1,000 sessions.",
         "",
-        "| task | ref q | oracle q | judged q | judged recovery | "
-        + " | ".join(f"{s:,} sessions: q (mean recovery [min], share)" for s in SESSIONS)
-        + " |",
-        "|---|---:|---:|---:|---:|" + "---|" * len(SESSIONS),
+        "| task | ref q | oracle q | judged q | judged recovery |",
+        "|---|---:|---:|---:|---:|",
     ]
     for t in result["tasks"]:
-        cells = []
-        for s in SESSIONS:
-            c = t["clicks"][str(s)]
-            qs = sorted({r["q"] for r in c["runs"]})
-            mean = "n/a" if c["mean_recovery"] is None else f"{c['mean_recovery']:.3f}"
-            low = "" if c["min_recovery"] is None else f" [{c['min_recovery']:.3f}]"
-            share = "" if c["share_of_judged"] is None else f", {c['share_of_judged']:.3f}"
-            cells.append(f"{'/'.join(f'{q:g}' for q in qs)} ({mean}{low}{share})")
         judged = t["judged"]["recovery"]
         lines.append(f"| {t['task']} | {t['reference_q']:g} | {t['oracle_q']:g} | "
-                     f"{t['judged']['q']:g} | "
-                     f"{'n/a' if judged is None else f'{judged:.3f}'} | " + " | ".join(cells)
-                     + " |")
-    shares = [t["clicks"]["1000"]["share_of_judged"] for t in result["tasks"]
-              if t["clicks"]["1000"]["share_of_judged"] is not None]
-    if shares:
-        lines += ["", f"Mean share at 1,000 sessions over the tasks with a gain: "
-                  f"{np.mean(shares):.3f} (worst {min(shares):.3f})."]
+                     f"{t['judged']['q']:g} | {'n/a' if judged is None else f'{judged:.3f}'} |")
+    for scenario in SCENARIOS:
+        lines += ["", f"## {scenario.capitalize()}", "",
+                  "| task | " + " | ".join(f"{s:,} sessions: q (mean recovery [min], share)"
+                                           for s in SESSIONS) + " |",
+                  "|---|" + "---|" * len(SESSIONS)]
+        for t in result["tasks"]:
+            cells = []
+            for s in SESSIONS:
+                c = t["clicks"][scenario][str(s)]
+                qs = sorted({r["q"] for r in c["runs"]})
+                mean = "n/a" if c["mean_recovery"] is None else f"{c['mean_recovery']:.3f}"
+                low = "" if c["min_recovery"] is None else f" [{c['min_recovery']:.3f}]"
+                share = "" if c["share_of_judged"] is None else f", {c['share_of_judged']:.3f}"
+                cells.append(f"{'/'.join(f'{q:g}' for q in qs)} ({mean}{low}{share})")
+            lines.append(f"| {t['task']} | " + " | ".join(cells) + " |")
+        shares = [t["clicks"][scenario]["1000"]["share_of_judged"] for t in result["tasks"]
+                  if t["clicks"][scenario]["1000"]["share_of_judged"] is not None]
+        if shares:
+            lines += ["", f"Mean share at 1,000 sessions over the tasks with a gain: "
+                      f"{np.mean(shares):.3f} (worst {min(shares):.3f})."]
     lines += ["", f"Machine: {result['cpus']} CPUs shared with other jobs, load before "
               f"{result['load_before']}; {result['date']}.", ""]
     return "\n".join(lines)
@@ -318,7 +331,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.cargo_judgments:
         tasks.append(git_task(args.cargo_judgments, args.cargo_index))
     result = {"tasks": [run_task(cluster, t, args.seeds) for t in tasks], "seeds": args.seeds,
-              "sessions": list(SESSIONS), "pool": POOL, "shown": SHOWN, "epsilon": EPSILON,
+              "sessions": list(SESSIONS), "pool": POOL, "scenarios": SCENARIOS,
+              "epsilon": EPSILON,
               "cpus": os.cpu_count(), "load_before": before,
               "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     args.out.mkdir(parents=True, exist_ok=True)

@@ -47,7 +47,7 @@ def build_history(r: Path) -> Path:
     commit(r, "Parser calls the lexer for every token (#12)\n\nThe parser now tokenizes "
            "lazily.\nSee https://example.org/issue/12\n\nSigned-off-by: A <a@example.org>\n"
            "Co-authored-by: B <b@example.org>", 1)
-    write(r, "docs/guide.md", "guide\n")
+    write(r, "doc/guide.md", "guide\n")
     write(r, "README.md", "hello again\n")
     commit(r, "Document the parser in the guide", 2)  # docs only
     write(r, "src/lexer.go", "package p\nfunc Lex() { /* faster */ }\n")
@@ -80,5 +80,5 @@ def build_history(r: Path) -> Path:
     return r
 
 
-TODAY = ("src/parser.go", "src/scanner.go", "README.md", "docs/guide.md", "CHANGELOG.md",
+TODAY = ("src/parser.go", "src/scanner.go", "README.md", "doc/guide.md", "CHANGELOG.md",
          "VERSION")  # text files at HEAD (gen/ holds six more)

@@ -59,7 +59,8 @@ def _decision(**kw) -> JudgedDecision:
                                              "older_queries": 450, "newer_queries": 450,
                                              "by": "commit time"}},
                 reference_q=0.5, reference="--q auto without judgments, qidf-content",
-                tested_q=0.6, doubt=0.02, measure="nDCG@10", grid=[0.1, 0.5, 0.6, 1.0], older_queries=450,
+                tested_q=0.6, doubt=0.02, measure="nDCG@10", grid=[0.1, 0.5, 0.6, 1.0],
+                older_queries=450,
                 older_available=450, mean_ndcg10={"0.6": 0.3},
                 report=Report(450, 0.31, 0.29, 0.02, 0.01, 0.02), seconds=3.0)
     return JudgedDecision(**{**base, **kw})

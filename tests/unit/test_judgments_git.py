@@ -203,7 +203,7 @@ class PathIndex:
 
 
 TODAY = {"d-parser": "src/parser.go", "d-scanner": "src/scanner.go", "d-readme": "README.md",
-         "d-guide": "docs/guide.md"}
+         "d-guide": "doc/guide.md"}
 
 
 def _judge(repo: Path, index: PathIndex, **kw: Any):
