@@ -79,7 +79,7 @@ from qidf_research.paths import BENCHMARKS, CACHE
 OUT = BENCHMARKS / "judgments"
 POOL = 500
 SESSIONS = (100, 1_000, 10_000)
-SEEDS = 10
+SEEDS = 5
 SCENARIOS = {"search page": 10, "agent": 50}  # results shown; served at BM25, at the ref q
 EPSILON = 0.1
 BM25 = 1.0
@@ -330,14 +330,16 @@ def main(argv: list[str] | None = None) -> None:
              if t is not None]
     if args.cargo_judgments:
         tasks.append(git_task(args.cargo_judgments, args.cargo_index))
-    result = {"tasks": [run_task(cluster, t, args.seeds) for t in tasks], "seeds": args.seeds,
-              "sessions": list(SESSIONS), "pool": POOL, "scenarios": SCENARIOS,
-              "epsilon": EPSILON,
-              "cpus": os.cpu_count(), "load_before": before,
-              "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    result: dict[str, Any] = {
+        "tasks": [], "seeds": args.seeds, "sessions": list(SESSIONS), "pool": POOL,
+        "scenarios": SCENARIOS, "epsilon": EPSILON, "cpus": os.cpu_count(),
+        "load_before": before, "date": ""}
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "clicks.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out / "clicks.md").write_text(markdown(result))
+    for task in tasks:  # written after each task: a long run keeps what it measured
+        result["tasks"].append(run_task(cluster, task, args.seeds))
+        result["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        (args.out / "clicks.json").write_text(json.dumps(result, indent=2) + "\n")
+        (args.out / "clicks.md").write_text(markdown(result))
     log(f"wrote {args.out / 'clicks.md'}")
 
 

@@ -227,3 +227,17 @@ def test_the_cli_writes_a_folder_and_refuses_malformed_logs_with_exit_2(tmp_path
     assert refused.exit_code == 2
     assert "bad.jsonl, line 2" in refused.output and "Traceback" not in refused.output
     assert not (tmp_path / "none").exists()
+
+
+def test_object_ids_that_are_field_values_are_mapped_to_documents(tmp_path):
+    from tests.unit.test_judgments_git import PathIndex
+
+    rows = [query("a", "read config", ["src/a.go", "src/b.go"]),
+            event("a", "click", "src/b.go", 1)]
+    log = read(write_lines(tmp_path / "log.jsonl", rows))
+    index = PathIndex({"doc-a": "src/a.go", "doc-b": "src/b.go"})
+    found = judgments_from_log(log, "test", cluster=index, index="code",  # type: ignore[arg-type]
+                               id_field="path")
+    assert found.qrels[query_id("read config")] == {"doc-a": 0, "doc-b": 2}
+    with pytest.raises(UsageError, match="--id-field needs --index"):
+        judgments_from_log(log, "test", id_field="path")
