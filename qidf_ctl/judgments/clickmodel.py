@@ -86,7 +86,11 @@ def fit(impressions: Sequence[Impression], pairs: int, *, iterations: int = ITER
     ranks = int(rank.max()) + 1
     shown = np.bincount(pair, minlength=pairs).astype(float)
     at_rank = np.bincount(rank, minlength=ranks).astype(float)
-    alpha = np.full(pairs, START_ALPHA)
+    clicks = np.bincount(pair, weights=click.astype(float), minlength=pairs)
+    # A pair never clicked has its likelihood's maximum at alpha = 0 whatever gamma is; EM
+    # would crawl there from START_ALPHA at the pace of (1 - gamma) per iteration, and a
+    # result shown deep (gamma small) would still look attractive after a hundred.
+    alpha = np.where(clicks > 0, START_ALPHA, 0.0)
     prior = start_gamma(ranks)
     gamma = prior.copy()
     done, converged = 0, False
@@ -104,5 +108,4 @@ def fit(impressions: Sequence[Impression], pairs: int, *, iterations: int = ITER
         if change < tolerance:
             converged = True
             break
-    clicks = np.bincount(pair, weights=click.astype(float), minlength=pairs).astype(int)
-    return Fitted(alpha, gamma, shown.astype(int), clicks, done, converged)
+    return Fitted(alpha, gamma, shown.astype(int), clicks.astype(int), done, converged)

@@ -241,3 +241,12 @@ def test_object_ids_that_are_field_values_are_mapped_to_documents(tmp_path):
     assert found.qrels[query_id("read config")] == {"doc-a": 0, "doc-b": 2}
     with pytest.raises(UsageError, match="--id-field needs --index"):
         judgments_from_log(log, "test", id_field="path")
+
+
+def test_a_result_never_clicked_is_not_attractive_however_deep_it_was_shown():
+    # One search showing 50 results, one click at rank 3: every other result has no click,
+    # and its maximum-likelihood attractiveness is 0, not what EM would crawl from.
+    impressions = [clickmodel.Impression(rank - 1, rank, rank == 3) for rank in range(1, 51)]
+    fitted = clickmodel.fit(impressions, 50)
+    assert grade(float(fitted.alpha[2])) == 2
+    assert all(fitted.alpha[i] == 0.0 for i in range(50) if i != 2)
