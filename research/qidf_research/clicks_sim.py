@@ -16,10 +16,12 @@ queries each.
   result at rank r with probability
   ``gamma_r * alpha``: the documented position-based model with ``gamma_r = 1/r`` (eta = 1)
   and ``alpha = 1`` for a judged-relevant document, ``EPSILON`` = 0.1 for any other (Joachims,
-  Swaminathan and Schnabel 2017's simulation). Two scenarios: a *search page*, BM25's top
-  10 (what a search front end served before qidf), and an *agent*, the top 50 at the
+  Swaminathan and Schnabel 2017's simulation). Three scenarios: a *search page*, BM25's
+  top 10 (what a search front end served before qidf); an *agent*, the top 50 at the
   label-free q (what ``qidf mcp`` serves without judgments; ``search_code`` returns up to
-  50 hits). The sessions become UBI queries and click
+  50 hits); an *a/b search page*, the top 10 of BM25 and of q 0.5 on alternate sessions
+  (an operator trying q-log on half the traffic, as UBI's ``search_config`` records). The
+  sessions become UBI queries and click
   events, read by ``qidf_ctl.judgments.ubi``, graded by ``qidf_ctl.judgments.from_ubi``
   (the position-based model fitted by EM, the product's defaults), and the same guard
   chooses q from those judgments, measured as the product measures click judgments
@@ -32,12 +34,14 @@ reporting half, the oracle being the best q of the grid there. The target: at 1,
 sessions, the click mode's mean recovery >= 0.95 of the judged mode's.
 
     nice -n 10 .venv/bin/python -m qidf_research.clicks_sim --url http://127.0.0.1:9200 \\
-        --cargo-judgments /tmp/cargo-judgments
+        --tasks go,ruby,php --cargo-judgments /tmp/cargo-judgments
 
 (``--cargo-judgments``: a folder ``qidf judgments git`` wrote for rust-lang/cargo's newest
 10,000 commits against the index of its files, ``bench_judgments``'s ``qidf-judgments-bench``;
-left out, that task is skipped) writes ``benchmarks/judgments/clicks.json`` and
-``clicks.md``. Every search is the engine's own (query-time q-log), run once per task and q.
+left out, that task is skipped; ``--tasks`` defaults to go, ruby, php and haskell, whose
+corpora other than Go's come from the research cache) writes
+``benchmarks/judgments/clicks.json`` and ``clicks.md``. Every search is the engine's own
+(query-time q-log), run once per task and q.
 """
 
 from __future__ import annotations
@@ -80,7 +84,11 @@ OUT = BENCHMARKS / "judgments"
 POOL = 500
 SESSIONS = (100, 1_000, 10_000)
 SEEDS = 5
-SCENARIOS = {"search page": 10, "agent": 50}  # results shown; served at BM25, at the ref q
+# Results shown, and the q (or q's, alternating by session) that served them; "ref" is the
+# label-free q.
+SCENARIOS: dict[str, tuple[int, tuple[Any, ...]]] = {
+    "search page": (10, (1.0,)), "agent": (50, ("ref",)),
+    "a/b search page": (10, (1.0, 0.5))}
 EPSILON = 0.1
 BM25 = 1.0
 CONDENSED_DEPTH = 100  # judged documents beyond it are ranked out (the product orders all)
@@ -175,8 +183,9 @@ def choose_q(runs: Mapping[float, Run], qrels: Qrels, ids: list[str], reference:
     return chosen.q, chosen.tested_q
 
 
-def simulate(task: Task, shown: Run, depth: int, sessions: int, seed: int) -> ubi.Log:
-    """Sessions as UBI documents, through the product's reader (module docstring)."""
+def simulate(task: Task, served: list[Run], depth: int, sessions: int, seed: int) -> ubi.Log:
+    """Sessions as UBI documents, through the product's reader (module docstring); session
+    ``n`` is shown the ranking ``served[n % len(served)]``."""
     rng = np.random.default_rng(seed)
     order = list(task.choose)
     random.Random(seed).shuffle(order)
@@ -187,7 +196,7 @@ def simulate(task: Task, shown: Run, depth: int, sessions: int, seed: int) -> ub
     where = ubi.Where("simulated session")
     for n, pick in enumerate(picks):
         qid = order[pick]
-        hits = [doc for doc, _ in shown.get(qid, [])[:depth]]
+        hits = [doc for doc, _ in served[n % len(served)].get(qid, [])[:depth]]
         query_id = f"s{seed}-{n}"
         reader.add({"query_id": query_id, "user_query": task.queries[qid],
                     "timestamp": 1_700_000_000_000 + n * 1000,
@@ -233,9 +242,9 @@ def run_task(cluster: Cluster, task: Task, seeds: int) -> dict[str, Any]:
         "report_ndcg10": {f"{q:g}": round(v, 4) for q, v in mean.items()},
         "oracle_q": oracle_q, "judged": {"q": judged_q, "best_mean_q": judged_best,
                                          "recovery": judged}, "clicks": {}}
-    for scenario, depth in SCENARIOS.items():
-        served = runs[BM25] if scenario == "search page" else runs[
-            min(runs, key=lambda q: abs(q - ref_q))]
+    for scenario, (depth, arms) in SCENARIOS.items():
+        served = [runs[min(runs, key=lambda g: abs(g - (ref_q if a == "ref" else a)))]
+                  for a in arms]
         result["clicks"][scenario] = {}
         for sessions in SESSIONS:
             rows = []
@@ -276,7 +285,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"{POOL} queries); the click judgments come from the product's UBI reader and click "
         "model, q from sweep's guard against the label-free q, as `apply --q auto "
         "--judgments` chooses it. Scenarios: *search page*, BM25's top 10 shown; *agent*, "
-        "the top 50 at the label-free q shown.",
+        "the top 50 at the label-free q shown; *a/b search page*, the top 10 of BM25 and "
+        "of q 0.5 on alternate sessions.",
         "",
         f"Recovery = (NDCG@10 at the chosen q - at BM25) / (at the oracle q - at BM25) on the "
         f"reporting half, with the real judgments; clicks: mean over {result['seeds']} seeds "
