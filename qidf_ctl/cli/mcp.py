@@ -19,6 +19,7 @@ import importlib.util
 import json
 import socket
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -26,6 +27,7 @@ import typer
 from qidf_ctl import interrupts
 from qidf_ctl.agents import Retrieval
 from qidf_ctl.agents.ranking import RANKINGS, parse_q
+from qidf_ctl.agents.recorder import Recorder, check_dest, open_sink, recording
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, with_cluster
@@ -83,6 +85,11 @@ def mcp_cmd(
     token_counter: Annotated[str, typer.Option(
         "--token-counter", help="How hits are measured against a budget: cl100k (tiktoken) "
         "or regex (a lower bound, no tokenizer).")] = "cl100k",
+    record: Annotated[str | None, typer.Option(
+        "--record", help="Record each search and the hits fetched after it as User Behavior "
+        "Insights queries and events (ids, ranks, the query text, timestamps; no document "
+        "text, no secret) into this file (_bulk NDJSON, appended) or ubi: (the cluster's UBI "
+        "indices), for `qidf judgments ubi` and `apply --judgments`.")] = None,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Errors as one JSON object on stdout; each index's ranking and the "
         "endpoint as JSON lines on stderr (stdout belongs to the protocol on stdio).")]
@@ -115,14 +122,18 @@ def mcp_cmd(
     if ranking not in RANKINGS:
         raise UsageError(f"--ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
     q_value = parse_q(q)
+    if record is not None:
+        check_dest(record)
     if transport == "http":
         _check_port(port)
     sample = query_sample(queries) if queries else None
     serving = transport == "http" or _stdio_usable()
     code = 0
+    recorders: list[Recorder] = []
     try:
-        server, failures = _start(conn, indices, json_out, serving, q=q_value, field=field,
-                                  ranking=ranking, queries=sample, counter_name=token_counter)
+        server, failures = _start(conn, indices, json_out, serving, (record, recorders),
+                                  q=q_value, field=field, ranking=ranking, queries=sample,
+                                  counter_name=token_counter)
         if not serving:  # a process with no stdin (inside another program): nothing to serve
             if failures:
                 raise failures[0]
@@ -138,6 +149,9 @@ def mcp_cmd(
             server.run("streamable-http", host=HOST, port=port)
     except KeyboardInterrupt:
         code = 0  # Ctrl-C or SIGTERM is how a server is meant to end, starting up too
+    finally:
+        for recorder in recorders:
+            recorder.close()
     interrupts.ended_as_meant()
     _say(json_out, "qidf mcp stopped", {"stopped": True})
     if code:
@@ -155,9 +169,11 @@ def _stdio_usable() -> bool:
 
 
 def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bool,
-           **options: Any) -> tuple[Any, list[QidfError]]:
+           record: tuple[str | None, list[Recorder]], **options: Any
+           ) -> tuple[Any, list[QidfError]]:
     """The server over ``indices``, and what could not be served (``serving``: said once on
-    stderr, and to every call on it)."""
+    stderr, and to every call on it). ``record``: the ``--record`` destination and the list
+    the opened recorder is put in (the caller closes it)."""
     from qidf_ctl.agents.mcp_tools import build_server, concrete_indices
 
     failed: dict[str, str] = {}
@@ -182,8 +198,14 @@ def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bo
         fail(list(indices), exc)
         return build_server({}, failed=failed), failures
 
+    dest, recorders = record
+    recorder = _recorder(dest, lambda: cluster, json_out) if serving else None
+    if recorder is not None:
+        recorders.append(recorder)
+
     def connect(index: str) -> Retrieval:
-        return Retrieval.connect(cluster, index, **options)
+        return recording({index: Retrieval.connect(cluster, index, **options)},
+                         recorder)[index]
 
     for index in indices:
         try:
@@ -201,6 +223,18 @@ def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bo
                           resolve=lambda name: concrete_indices(cluster, name),
                           say=lambda line: _say(json_out, line, {"moved": line}))
     return server, failures
+
+
+def _recorder(dest: str | None, connect: Callable[[], Any], json_out: bool) -> Recorder | None:
+    """The recorder of ``--record`` (None without it), opened before the server starts."""
+    if dest is None:
+        return None
+    recorder = Recorder(open_sink(dest, connect),
+                        warn=lambda line: err.print(line, markup=False, highlight=False))
+    _say(json_out, f"recording searches and fetches to {recorder.sink.describe()} (session "
+         f"{recorder.session_id})", {"recording": recorder.sink.describe(),
+                                     "session_id": recorder.session_id})
+    return recorder
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:

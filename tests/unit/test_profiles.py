@@ -16,6 +16,7 @@ from qidf_ctl.cluster.connection import ENV
 from qidf_ctl.cluster.profile_file import config_path, load_config, parse_profiles
 from qidf_ctl.cluster.profiles import KEYS, Profile
 from qidf_ctl.errors import ClusterError, NotFoundError, UsageError
+from tests.support.git_history import build_history
 
 from .test_cli import run
 
@@ -227,7 +228,11 @@ def _args(tmp_path: Path) -> dict[str, list[str]]:
     queries.write_text('{"_id": "1", "text": "func main"}\n')
     qrels.write_text("1 0 d1 1\n")
     toml.write_text('[[target]]\nindex = "code"\nq = 0.3\n')
+    repo = build_history(tmp_path / "repo")
     return {
+        "judgments git": [str(repo), "--index", "code", "--path-field", "path", "--out",
+                          str(tmp_path / "j")],
+        "judgments ubi": ["ubi:", "--out", str(tmp_path / "j")],
         "apply": ["code", "--q", "0.3"], "revert": ["code"], "recover": ["code"],
         "show": ["code"], "stats": ["code"], "predict": ["code"],
         "eval": ["code", "--queries", str(queries), "--qrels", str(qrels)],
