@@ -96,7 +96,7 @@ def clean_message(message: str) -> str:
     text = "\n".join(kept)
     text = _URL.sub(" ", text)
     text = _REFS.sub(" ", text)
-    text = re.sub(r"[ \t]+", " ", text)
+    text = "\n".join(ln.rstrip() for ln in re.sub(r"[ \t]+", " ", text).split("\n"))
     text = re.sub(r"\n\s*\n+", "\n\n", text)
     return text.strip()
 
