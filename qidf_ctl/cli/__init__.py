@@ -9,6 +9,7 @@ from qidf_ctl.cli import (  # noqa: F401
     engine,
     evaluation,
     helptext,
+    judgments,
     mcp,
     plugin,
     profiles,

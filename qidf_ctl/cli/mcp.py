@@ -11,6 +11,7 @@ import errno
 import importlib.util
 import json
 import socket
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -18,6 +19,7 @@ import typer
 from qidf_ctl import interrupts
 from qidf_ctl.agents import Retrieval
 from qidf_ctl.agents.ranking import RANKINGS, parse_q
+from qidf_ctl.agents.recorder import Recorder, check_dest, open_sink, recording
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, with_cluster
@@ -74,6 +76,11 @@ def mcp_cmd(
     token_counter: Annotated[str, typer.Option(
         "--token-counter", help="How hits are measured against a budget: cl100k (tiktoken) "
         "or regex (a lower bound, no tokenizer).")] = "cl100k",
+    record: Annotated[str | None, typer.Option(
+        "--record", help="Record each search and the hits fetched after it as User Behavior "
+        "Insights queries and events (ids, ranks, the query text, timestamps; no document "
+        "text, no secret) into this file (_bulk NDJSON, appended) or ubi: (the cluster's UBI "
+        "indices), for `qidf judgments ubi` and `apply --judgments`.")] = None,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Errors as one JSON object on stdout; each index's ranking and the "
         "endpoint as JSON lines on stderr (stdout belongs to the protocol on stdio).")]
@@ -105,6 +112,8 @@ def mcp_cmd(
     if ranking not in RANKINGS:
         raise UsageError(f"--ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
     q_value = parse_q(q)
+    if record is not None:
+        check_dest(record)
     if transport == "http":
         _check_port(port)
     sample = query_sample(queries) if queries else None
@@ -117,7 +126,8 @@ def mcp_cmd(
         shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
         _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
              f"{r.ranking.reason}", {"ranking": r.describe()})
-    server = build_server(retrievals)
+    recorder = _recorder(record, lambda: cluster, json_out)
+    server = build_server(recording(retrievals, recorder))
     endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
     _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
     try:
@@ -127,8 +137,23 @@ def mcp_cmd(
             server.run("streamable-http", host=HOST, port=port)
     except KeyboardInterrupt:
         pass
+    finally:
+        if recorder is not None:
+            recorder.close()
     interrupts.ended_as_meant()  # Ctrl-C or SIGTERM is how a server is meant to end
     _say(json_out, "qidf mcp stopped", {"stopped": True})
+
+
+def _recorder(dest: str | None, connect: Callable[[], Any], json_out: bool) -> Recorder | None:
+    """The recorder of ``--record`` (None without it), opened before the server starts."""
+    if dest is None:
+        return None
+    recorder = Recorder(open_sink(dest, connect),
+                        warn=lambda line: err.print(line, markup=False, highlight=False))
+    _say(json_out, f"recording searches and fetches to {recorder.sink.describe()} (session "
+         f"{recorder.session_id})", {"recording": recorder.sink.describe(),
+                                     "session_id": recorder.session_id})
+    return recorder
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:
