@@ -1,6 +1,6 @@
 """The file-localization builders on a tiny repository the test makes with ``git init``:
-the corpus from a commit's tree, the history reader and message cleaning of the judgments
-stand-in, the time split, the pinned snapshot, and the report's recovery rule."""
+the corpus from a commit's tree (the product's path rules), the judgments folder read back
+with its split, the pinned snapshot, the guard over curves and the report's recovery rule."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from qidf_research.filetasks import corpus, judgments, pin, report, split, standin_judgments
+from qidf_research.filetasks import corpus, judgments, pin, report, split
 from qidf_research.filetasks.curves import Curves
 from qidf_research.filetasks.decisions import guarded
 from qidf_research.filetasks.sources import Source
+
+from qidf_ctl.judgments import Judgments, write_folder
 
 
 def _git(repo: Path, *args: str, when: int = 1_700_000_000) -> str:
@@ -62,6 +64,7 @@ def test_corpus_keeps_text_files_and_counts_what_it_leaves_out(repo: Path) -> No
     built = corpus.build(repo, _git(repo, "rev-parse", "HEAD~1"))
     assert sorted(built.docs) == ["README.md", "docs/guide.md", "src/server.go"]
     assert built.skipped == {"binary": 1, "empty": 1, "vendored": 1, "generated": 1}
+    assert corpus.build(repo, "HEAD~1").docs == built.docs
     assert built.tree_files == 7
     assert "dial()" in built.docs["src/server.go"]
 
@@ -81,61 +84,44 @@ def test_corpus_round_trip(repo: Path, tmp_path: Path) -> None:
     assert manifest["documents"] == len(built.docs)
 
 
-def test_history_reader_follows_renames_and_drops_deletions(repo: Path) -> None:
-    log = list(standin_judgments.read_log(repo))
-    assert [c.message.split("\n")[0] for c in log] == [
-        "Release 1.2.0", "server: call dial directly", "docs: write the guide",
-        "client: dial the server (#123)", "server: add the upgrade handler"]
-    assert log[0].changed == ["src/srv.go"]  # renamed: the new path
-    assert log[1].changed == ["src/server.go"]  # src/client.go was deleted
-    assert log[1].time == 1_700_000_300
+def test_lock_files_stay_out(tmp_path: Path) -> None:
+    r = tmp_path / "locks"
+    r.mkdir()
+    _git(r, "init", "-q", "-b", "main")
+    _commit(r, {"Cargo.lock": b"[[package]]\n", "src/lib.rs": b"pub fn f() {}\n"}, "init", 1)
+    built = corpus.build(r, "HEAD")
+    assert list(built.docs) == ["src/lib.rs"] and built.skipped == {"lock": 1}
 
 
-def test_messages_lose_trailers_references_and_urls() -> None:
-    text = standin_judgments.clean_message(
-        "client: dial the server (#123)\n\nSee https://example.org/x for more, fixes #9.\n\n"
-        "Signed-off-by: A <a@b.c>\nCo-authored-by: B <b@c.d>\n")
-    assert text == "client: dial the server\n\nSee for more, fixes ."
-    assert standin_judgments.clean_message("io: add fill_buf") == "io: add fill_buf"
+def _folder(tmp_path: Path, times: dict[str, int], older: list[str]) -> Path:
+    stamp = "2023-11-14T22:13:{:02d}+00:00"
+    found = Judgments(
+        {q: f"message {q}" for q in times}, {q: {f"src/{q}.go": 1} for q in times},
+        older, [q for q in times if q not in older], {"source": "git"},
+        {q: {"commit": q, "time": stamp.format(t)} for q, t in times.items()})
+    write_folder(tmp_path / "j", found)
+    return tmp_path / "j"
 
 
-def test_skip_rules(repo: Path) -> None:
-    log = {c.message.split("\n")[0]: c for c in standin_judgments.read_log(repo)}
-
-    def reason(subject: str) -> str | None:
-        c = log[subject]
-        return standin_judgments.skip_reason(c, standin_judgments.clean_message(c.message))
-
-    assert reason("Release 1.2.0") == "release_or_bump"
-    assert reason("docs: write the guide") == "tests_docs_vendored_only"
-    assert reason("server: call dial directly") is None
-    many = standin_judgments.Commit("x", 0, "refactor everything",
-                                    [f"f{i}.go" for i in range(60)])
-    assert standin_judgments.skip_reason(many, many.message) == "bulk"
-
-
-def test_time_split_is_deterministic() -> None:
-    times = {"c": 3, "a": 1, "b": 1, "d": 4, "e": 5}
-    s = split.halves(times)
-    assert s.older == ("a", "b") and s.newer == ("c", "d", "e") and s.cut_time == 3
+def test_the_commands_split_is_kept_in_time_order(tmp_path: Path) -> None:
+    found = judgments.read(_folder(tmp_path, {"c": 3, "a": 1, "b": 2, "d": 4, "e": 5},
+                                   ["b", "a"]))
+    s = split.of(found)
+    assert s.older == ("a", "b") and s.newer == ("c", "d", "e")
+    assert s.newer_from.startswith("2023-11-14T22:13:03")
     assert split.latest(s, 1) == ("b",)
-    with pytest.raises(ValueError):
-        split.halves({"a": 1})
+    assert found.qrels["a"] == {"src/a.go": 1}
 
 
-def test_judgments_read_times_from_metadata_or_git(repo: Path, tmp_path: Path) -> None:
-    head = _git(repo, "rev-parse", "HEAD")
-    first = _git(repo, "rev-list", "--max-parents=0", "HEAD")
-    folder = tmp_path / "j"
-    folder.mkdir()
-    (folder / "queries.jsonl").write_text(
-        json.dumps({"_id": head, "text": "a", "metadata": {"time": 5}}) + "\n"
-        + json.dumps({"_id": first, "text": "b"}) + "\n")
-    (folder / "qrels.tsv").write_text(f"query-id\tcorpus-id\tscore\n{head}\tsrc/srv.go\t1\n"
-                                      f"{first}\tsrc/server.go\t1\n")
-    got = judgments.read(folder, repo)
-    assert got.times == {head: 5, first: 1_700_000_000}
-    assert got.qrels[first] == {"src/server.go": 1}
+def test_a_split_without_a_newer_half_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="both halves"):
+        split.of(judgments.read(_folder(tmp_path, {"a": 1, "b": 2}, ["a", "b"])))
+
+
+def test_the_judgments_command_line() -> None:
+    argv = judgments.command(Path("/r.git"), "idx", "path", Path("/out"), max_n=10)
+    assert argv[1:] == ["-m", "qidf_ctl", "judgments", "git", "/r.git", "--index", "idx",
+                        "--path-field", "path", "--out", "/out", "--max", "10", "--json"]
 
 
 def test_pin_points_head_at_the_snapshot(repo: Path, tmp_path: Path,
@@ -148,7 +134,7 @@ def test_pin_points_head_at_the_snapshot(repo: Path, tmp_path: Path,
     src = Source("n", "o/n", "Go", "Go", snapshot, "", "MIT")
     pinned = pin.pinned(src, tmp_path / "pins")
     assert _git(pinned, "rev-parse", "HEAD") == snapshot
-    assert len(list(standin_judgments.read_log(pinned))) == 3
+    assert _git(pinned, "rev-list", "--count", "HEAD") == "3"
     assert pin.pinned(src, tmp_path / "pins") == pinned  # idempotent
 
 

@@ -1,6 +1,6 @@
 """Build one task: the pinned repository, its corpus, its index, the judgments from its
-history (the product's command), and the time split with each half written as a judgments
-folder of its own (what a user would hand to ``sweep`` or ``apply --judgments``)."""
+history (``qidf judgments git``, whose time split the benchmark keeps), the 1,000 older
+messages the label-free decision gets as its sample, and each file's token count."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.evaluation.files import Qrels, write_qrels, write_queries
+from qidf_ctl.evaluation.files import Qrels, write_queries
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, sample_ids
 from qidf_research.filetasks import corpus, doc_tokens, index, judgments, layout, pin, split
 from qidf_research.filetasks.sources import Source
@@ -39,7 +39,8 @@ def _corpus(source: Source, repo: Path, folder: layout.TaskFolder, log: Log
     manifest_path = folder.corpus / "corpus-manifest.json"
     if manifest_path.exists() and (folder.corpus / "corpus.jsonl").exists():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("commit") == source.commit:
+        fresh = corpus.Corpus(source.commit, {}, 0).manifest()
+        if all(manifest.get(k) == fresh[k] for k in ("commit", "max_bytes", "rules")):
             return corpus.read(folder.corpus), manifest
     log(f"{source.key}: reading the files of {source.commit[:12]}")
     built = corpus.build(repo, source.commit)
@@ -51,14 +52,13 @@ def _judgments(repo: Path, name: str, folder: layout.TaskFolder, url: str, max_n
                fingerprint: str, log: Log) -> dict[str, object]:
     """Run the judgments command unless its last run (same command, same index) stands."""
     marker = folder.judgments / "run.json"
-    argv = judgments.command(repo, name, index.PATH_FIELD, folder.judgments, url=url,
-                             max_n=max_n)
-    wanted = {"argv": [Path(argv[0]).name, *argv[1:]], "index_fingerprint": fingerprint}
+    argv = judgments.command(repo, name, index.PATH_FIELD, folder.judgments, max_n=max_n)
+    wanted = {"argv": ["qidf", *argv[3:]], "index_fingerprint": fingerprint}
     if marker.exists():
         done = json.loads(marker.read_text(encoding="utf-8"))
         if {k: done.get(k) for k in wanted} == wanted:
             return dict(done)
-    log(f"{name}: judgments from {repo.name} ({' '.join(wanted['argv'][1:4])} ...)")
+    log(f"{name}: qidf judgments git {repo}")
     summary = judgments.write(repo, name, index.PATH_FIELD, folder.judgments, url=url,
                               max_n=max_n)
     record = {**wanted, **summary}
@@ -66,13 +66,7 @@ def _judgments(repo: Path, name: str, folder: layout.TaskFolder, url: str, max_n
     return record
 
 
-def _write_halves(folder: layout.TaskFolder, queries: dict[str, str], qrels: Qrels,
-                  sp: split.Split) -> None:
-    for name, ids in (("older", sp.older), ("newer", sp.newer)):
-        path = folder.half(name)
-        path.mkdir(parents=True, exist_ok=True)
-        write_queries({q: queries[q] for q in ids}, path / "queries.jsonl")
-        write_qrels({q: qrels[q] for q in ids}, path / "qrels.tsv")
+def _write_split(folder: layout.TaskFolder, queries: dict[str, str], sp: split.Split) -> None:
     older = {q: queries[q] for q in sp.older}
     write_queries({q: older[q] for q in sample_ids(older, QUERY_SAMPLE, 0)}, folder.sample)
     folder.split.write_text(json.dumps(sp.as_dict()) + "\n", encoding="utf-8")
@@ -86,9 +80,9 @@ def build(source: Source, cluster: Cluster, url: str, *, max_commits: int = MAX_
     name = index.name(source.key)
     index.ensure(cluster, name, docs, log)
     summary = _judgments(repo, name, folder, url, max_commits, index.fingerprint(docs), log)
-    judged = judgments.read(folder.judgments, repo)
-    sp = split.halves(judged.times)
-    _write_halves(folder, judged.queries, judged.qrels, sp)
+    judged = judgments.read(folder.judgments)
+    sp = split.of(judged)
+    _write_split(folder, judged.queries, sp)
     tokens = doc_tokens.counts(docs, folder.root)
     folder.task.write_text(json.dumps({
         "key": source.key, "repo": source.repo, "commit": source.commit,
@@ -96,7 +90,7 @@ def build(source: Source, cluster: Cluster, url: str, *, max_commits: int = MAX_
         "index": name, "path_field": index.PATH_FIELD, "content_field": index.CONTENT_FIELD,
         "path_text_field": index.PATH_TEXT_FIELD, "mapping": index.MAPPING,
         "corpus": manifest, "judgments": summary, "queries": len(judged.queries),
-        "older": len(sp.older), "newer": len(sp.newer), "cut_time": sp.cut_time,
+        "older": len(sp.older), "newer": len(sp.newer), "newer_from": sp.newer_from,
         "max_commits": max_commits,
     }, indent=1) + "\n", encoding="utf-8")
     return Built(source, folder, repo, name, docs, tokens, judged.queries, judged.qrels, sp,

@@ -26,24 +26,6 @@ def rev_parse(repo: Path, rev: str) -> str:
     return git(repo, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
 
 
-def commit_time(repo: Path, rev: str) -> int:
-    """The committer time (Unix seconds) of ``rev``."""
-    return int(git(repo, "show", "-s", "--format=%ct", rev).decode().strip())
-
-
-def commit_times(repo: Path, revs: list[str]) -> dict[str, int]:
-    """Committer times of many commits in one ``git cat-file --batch`` pass."""
-    out: dict[str, int] = {}
-    for sha, _, body in cat_file(repo, revs):
-        for line in body.split(b"\n"):
-            if line.startswith(b"committer "):
-                out[sha] = int(line.rsplit(b" ", 2)[-2])
-                break
-            if not line:
-                break
-    return out
-
-
 def cat_file(repo: Path, objects: list[str]) -> Iterator[tuple[str, str, bytes]]:
     """(name asked for, object type, content) of each object, through one
     ``git cat-file --batch`` process. Objects that are missing raise GitError."""

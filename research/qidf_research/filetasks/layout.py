@@ -24,9 +24,6 @@ class TaskFolder:
     def judgments(self) -> Path:  # what the judgments command wrote
         return self.root / "judgments"
 
-    def half(self, name: str) -> Path:  # halves/older, halves/newer: queries.jsonl, qrels.tsv
-        return self.root / "halves" / name
-
     @property
     def sample(self) -> Path:  # the label-free decision's query sample (older half)
         return self.root / "older-sample.jsonl"

@@ -75,9 +75,9 @@ def _decide(url: str, built: Built, curves: curves_lib.Curves, log: Log) -> dict
         "judged_recent_from_bm25": decisions.guarded(curves, recent, 1.0, "BM25"),
     }
     if decisions.product_reads_judgments():
-        log(f"{built.source.key}: apply --q auto --judgments (older half) --dry-run")
+        log(f"{built.source.key}: apply --q auto --judgments --dry-run")
         out["judged_command"] = decisions.judged_command(url, built.index, FIELD,
-                                                         built.folder.half("older"))
+                                                         built.folder.judgments)
     return out
 
 
@@ -151,7 +151,7 @@ def measure(cluster: Cluster, url: str, built: Built, log: Log = print) -> dict[
         "documents": len(built.docs), "corpus": built.manifest,
         "judgments": built.judgments_summary,
         "commits": {"judged": len(built.queries), "older": len(older), "newer": len(newer),
-                    "cut_time": built.split.cut_time, "recent": min(RECENT, len(older))},
+                    "newer_from": built.split.newer_from, "recent": min(RECENT, len(older))},
         "relevant_per_commit": {h: sum(len(built.qrels[q]) for q in ids) / len(ids)
                                 for h, ids in (("older", older), ("newer", newer))},
         "grid": curves.grid,

@@ -1,31 +1,20 @@
-"""Which files are vendored or generated (left out of the corpus), tests or docs: the
-product's rules when the judgments command that owns them is installed, else the stand-in's.
-One place decides, so the corpus and the judgments skip the same files."""
+"""Which files stay out of the corpus: those the product's judgments filters call vendored,
+generated or lock files (``qidf_ctl.judgments.filters.kind_of``, by path alone), so the
+corpus and the judgments skip the same files by the same rules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from qidf_ctl.judgments import filters
 
-from qidf_research.filetasks import standin_paths
-
-PathRule = Callable[[str], bool]
-
-
-def rules() -> dict[str, PathRule]:
-    """name -> rule over a repository-relative path."""
-    return {"vendored": standin_paths.vendored, "generated": standin_paths.generated,
-            "test": standin_paths.test_file, "doc": standin_paths.doc_file}
+EXCLUDED = (filters.VENDORED, filters.GENERATED, filters.LOCK)
 
 
 def source() -> str:
     """Where the rules come from, for the task's record."""
-    return "research stand-in (qidf_research.filetasks.standin_paths)"
+    return "qidf_ctl.judgments.filters.kind_of: vendored, generated and lock files left out"
 
 
 def excluded_from_corpus(path: str) -> str | None:
-    """Why a file stays out of the corpus ("vendored", "generated"), or None."""
-    r = rules()
-    for name in ("vendored", "generated"):
-        if r[name](path):
-            return name
-    return None
+    """Why a file stays out of the corpus ("vendored", "generated", "lock"), or None."""
+    kind = filters.kind_of(path)
+    return kind if kind in EXCLUDED else None

@@ -1,30 +1,40 @@
-"""The time split: q is chosen on the older half of the judged commits and reported on the
-newer half, so nothing is evaluated on what chose it. Ties in time go by commit id, so the
-split is the same on every run."""
+"""The time split the judgments command wrote (older commits choose q, newer ones report),
+as the benchmark uses it, and the older half's most recent commits (the held-out judges
+swept on "the last 500 commits")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
+
+from qidf_ctl.judgments import Judgments
 
 
 @dataclass(frozen=True)
 class Split:
-    older: tuple[str, ...]
+    older: tuple[str, ...]  # oldest first
     newer: tuple[str, ...]
-    cut_time: int  # the newer half starts at this committer time
+    newer_from: str  # the first newer commit's time (ISO)
 
     def as_dict(self) -> dict[str, object]:
-        return {"older": list(self.older), "newer": list(self.newer), "cut_time": self.cut_time}
+        return {"older": list(self.older), "newer": list(self.newer),
+                "newer_from": self.newer_from}
 
 
-def halves(times: Mapping[str, int]) -> Split:
-    """Older half (the first floor(n/2) commits by time) and newer half."""
-    order = sorted(times, key=lambda q: (times[q], q))
-    cut = len(order) // 2
-    if cut == 0 or cut == len(order):
-        raise ValueError(f"{len(order)} judged commits cannot be split in two halves")
-    return Split(tuple(order[:cut]), tuple(order[cut:]), times[order[cut]])
+def _time(found: Judgments, qid: str) -> tuple[float, str]:
+    text = (found.metadata.get(qid) or {}).get("time")
+    return (datetime.fromisoformat(text).timestamp() if isinstance(text, str) else 0.0, qid)
+
+
+def of(found: Judgments) -> Split:
+    """The command's split, each half in time order."""
+    older = tuple(sorted(found.older, key=lambda q: _time(found, q)))
+    newer = tuple(sorted(found.newer, key=lambda q: _time(found, q)))
+    if not older or not newer:
+        raise ValueError(f"the judgments split {len(older)} older / {len(newer)} newer: "
+                         "both halves are needed")
+    first = (found.metadata.get(newer[0]) or {}).get("time")
+    return Split(older, newer, str(first))
 
 
 def latest(split: Split, n: int) -> tuple[str, ...]:
