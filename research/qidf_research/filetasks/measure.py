@@ -125,7 +125,19 @@ def _compare(point: deep.DeepPoint, bm25: deep.DeepPoint) -> dict[str, Any]:
     return out
 
 
-def measure(cluster: Cluster, url: str, built: Built, log: Log = print) -> dict[str, Any]:
+def _sweep_cli_check(url: str, built: Built, judged: dict[str, Any], log: Log
+                     ) -> dict[str, Any]:
+    """``qidf sweep`` run as a command on the older half: does it recommend what ``judged``
+    (the guard over the shared curves) says, for the same reason?"""
+    log(f"{built.source.key}: qidf sweep --query-time on the older half (the CLI check)")
+    folder = built.folder.judgments
+    cli = decisions.sweep_command(url, built.index, FIELD, folder / "queries.jsonl",
+                                  folder / "older.qrels.tsv")
+    return {**cli, "agrees": cli["q"] == judged["q"] and cli["reason"] == judged["reason"]}
+
+
+def measure(cluster: Cluster, url: str, built: Built, log: Log = print,
+            check_cli: bool = False) -> dict[str, Any]:
     started = time.monotonic()
     fp = _fingerprint(built)
     terms = _terms(cluster, built, fp, log)
@@ -161,6 +173,8 @@ def measure(cluster: Cluster, url: str, built: Built, log: Log = print) -> dict[
                    "older": {"q": best_old.q, "ndcg10": best_old.ndcg10}},
         "decisions": decided,
         "newer": compared,
+        "sweep_cli_check": (_sweep_cli_check(url, built, decided["judged"], log)
+                            if check_cli else None),
         "seconds": {"sweep": curves.seconds, "measure": time.monotonic() - started},
         "load": os.getloadavg()[0],
     }
