@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check-cli", action="store_true",
                     help="also run `qidf sweep` on the older half as a command and check that "
                     "it recommends what the shared curves do (one more sweep)")
+    ap.add_argument("--paths", action="store_true",
+                    help="also measure the path as the searched text (path_text, reported "
+                    "apart)")
     args = ap.parse_args(argv)
     cluster = Cluster.connect(ConnectionSettings.from_options(url=args.url))
     started = time.monotonic()
@@ -40,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({len(built.split.older):,} older, {len(built.split.newer):,} newer)")
         if args.build_only:
             continue
-        result = measure.measure(cluster, args.url, built, log, args.check_cli)
+        result = measure.measure(cluster, args.url, built, log, args.check_cli, args.paths)
         d = result["decisions"]
         log(f"{source.key}: BM25 {result['newer']['1']['NDCG@10']['mean']:.4f}, oracle q "
             f"{result['oracle']['newer']['q']:g} {result['oracle']['newer']['ndcg10']:.4f}, "

@@ -17,7 +17,7 @@ from qidf_ctl.cluster import Cluster
 from qidf_ctl.evaluation.bootstrap import DEFAULT_RESAMPLES, paired_bootstrap
 from qidf_ctl.evaluation.sweep import SweepPoint, oracle
 from qidf_research.filetasks import curves as curves_lib
-from qidf_research.filetasks import decisions, deep, index, split
+from qidf_research.filetasks import decisions, deep, index, path_field, split
 from qidf_research.filetasks.build import Built
 
 Log = Callable[[str], None]
@@ -137,7 +137,7 @@ def _sweep_cli_check(url: str, built: Built, judged: dict[str, Any], log: Log
 
 
 def measure(cluster: Cluster, url: str, built: Built, log: Log = print,
-            check_cli: bool = False) -> dict[str, Any]:
+            check_cli: bool = False, paths: bool = False) -> dict[str, Any]:
     started = time.monotonic()
     fp = _fingerprint(built)
     terms = _terms(cluster, built, fp, log)
@@ -175,6 +175,8 @@ def measure(cluster: Cluster, url: str, built: Built, log: Log = print,
         "newer": compared,
         "sweep_cli_check": (_sweep_cli_check(url, built, decided["judged"], log)
                             if check_cli else None),
+        "path_text": (path_field.measure(cluster, url, built, terms, fp, log)
+                      if paths else None),
         "seconds": {"sweep": curves.seconds, "measure": time.monotonic() - started},
         "load": os.getloadavg()[0],
     }

@@ -178,18 +178,55 @@ def corpus_table(rows: list[dict[str, Any]]) -> list[str]:
              "commits read | judged (kept) | skipped | changed files per commit (older / newer) "
              "| load (1 min) |", "|---|---|---|---:|---:|---|---:|---:|---|---|---:|"]
     for r in rows:
-        c, j = r["corpus"], r["judgments"].get("output") or {}
-        j = j if isinstance(j, dict) else {}
+        c, j = r["corpus"], (r["judgments"].get("output") or {}).get("counts") or {}
         left = ", ".join(f"{k} {v:,}" for k, v in c["skipped"].items()) or "none"
-        skipped = ", ".join(f"{k} {v:,}" for k, v in (j.get("skipped") or {}).items())
+        skipped = ", ".join(f"{k.replace('_', ' ')} {v:,}"
+                            for k, v in (j.get("skipped") or {}).items() if v)
         lic = next((s.license for s in sources.load() if s.key == r["key"]), "")
         lines.append(
             f"| {r['repo']} | `{r['commit'][:12]}` | {lic} | {c['tree_files']:,} | "
-            f"{c['documents']:,} | {left} | {j.get('commits_read', '')} | "
+            f"{c['documents']:,} | {left} | {j.get('commits_read', 0):,} | "
             f"{r['commits']['judged']:,} | {skipped} | "
             f"{r['relevant_per_commit']['older']:.1f} / {r['relevant_per_commit']['newer']:.1f}"
             f" | {r['load']:.1f} |")
     return lines
+
+
+def path_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The path as the searched text (``path_field``), where it was measured."""
+    have = [r for r in rows if r.get("path_text")]
+    if not have:
+        return ["Not measured yet (`bench --paths`)."]
+    lines = ["| repository | BM25 | oracle q | judged q (from --q auto) | judged q (from BM25) | "
+             "label-free q | label-free q with the sample |", "|---|---:|---|---|---|---|---|"]
+    for r in have:
+        pt = r["path_text"]
+
+        def cell(q: float, pt: dict[str, Any] = pt) -> str:
+            v = pt["newer"][label(q)]["NDCG@10"]
+            mark = "**" if v["p"] is not None and v["p"] < ALPHA else ""
+            p = _p(v["p"])
+            return (f"q {q:g}: {v['mean']:.4f} ({mark}{v['delta']:+.4f}{mark}"
+                    f"{', ' + p if p else ''})")
+
+        d = pt["decisions"]
+        lines.append(f"| {r['repo']} | {pt['newer']['1']['NDCG@10']['mean']:.4f} | "
+                     f"{cell(pt['oracle']['newer']['q'])} | {cell(d['judged']['q'])} | "
+                     f"{cell(d['judged_from_bm25']['q'])} | {cell(d['label_free']['q'])} | "
+                     f"{cell(d['label_free_sample']['q'])} |")
+    return lines
+
+
+def cli_check_lines(rows: list[dict[str, Any]]) -> list[str]:
+    checked = [r for r in rows if r.get("sweep_cli_check")]
+    if not checked:
+        return ["`qidf sweep` was not run as a command on any task (`bench --check-cli`)."]
+    return [f"- {r['repo']}: `qidf sweep --query-time` on the older half recommended q "
+            f"{r['sweep_cli_check']['q']:g} "
+            + ("(the same q and reason as the guard over the shared curves)"
+               if r["sweep_cli_check"]["agrees"] else
+               f"where the shared curves gave q {r['decisions']['judged']['q']:g}")
+            for r in checked]
 
 
 def tables(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
@@ -207,6 +244,9 @@ def tables(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         ["", "### Recall@100 (newer half)", ""], table(rows, "Recall@100"),
         ["", "### Every decision: q and its NDCG@10 change on the newer half", ""],
         decisions_table(rows),
+        ["", "### The path as the searched text (path_text, NDCG@10 on the newer half)", ""],
+        path_table(rows),
+        ["", "### The sweep run as a command", ""], cli_check_lines(rows),
         ["", "### Corpora and judgments", ""], corpus_table(rows)]
     return "\n".join(line for part in parts for line in part) + "\n"
 
