@@ -14,7 +14,7 @@ import typer
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.options import ClusterOptions, Json, with_cluster
-from qidf_ctl.cli.output import bars, emit_json, out, step_status
+from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
 from qidf_ctl.errors import UsageError
 from qidf_ctl.judgments import filters, folder
 from qidf_ctl.judgments.from_ubi import DEFAULT_MIN_IMPRESSIONS
@@ -173,8 +173,8 @@ def ubi_cmd(
         "--min-impressions", min=1, help="Judge a (query, document) pair only once it was "
         "shown this many times.")] = DEFAULT_MIN_IMPRESSIONS,
     ordinal_base: Annotated[int, typer.Option(
-        "--ordinal-base", min=0, max=1, help="What event_attributes.position.ordinal counts "
-        "the first result as (0, as UBI's data generator and qidf's recorder write, or 1).")]
+        "--ordinal-base", min=0, max=1, help="What an event's position ordinal counts the "
+        "first result as (0, as UBI's data generator and qidf's recorder write, or 1).")]
     = 0,
     index: Annotated[str | None, typer.Option(
         "--index", help="With --id-field: the index whose documents the object ids name.")]
@@ -231,3 +231,56 @@ def ubi_cmd(
                                    id_field=id_field, progress=progress)
     folder.write_folder(out_dir, found)
     report(found, json_out)
+
+
+JudgmentsOpt = Annotated[str | None, typer.Option(
+    "--judgments", help="Decide q from your own judgments instead of the index's statistics "
+    "alone: a folder `qidf judgments git|ubi` wrote, a UBI log, or ubi: (the cluster's UBI "
+    "indices). The older queries choose q through sweep's bootstrap guard against the "
+    "label-free q; the newer report NDCG@10 against BM25.")]
+
+
+def loaded(spec: str) -> tuple[Any, Any]:
+    """The parsed source and, for a folder, its judgments: read before anything connects
+    (a bad folder is refused first); other sources are read by ``decide_with``."""
+    from qidf_ctl.judgments import source as sources
+
+    where = sources.parse_source(spec)
+    return where, (sources.load(where) if where.kind == sources.FOLDER else None)
+
+
+def decide_with(cluster: Any, index: str, field: str | None, spec: tuple[Any, Any],
+                json_out: bool, say: bool = True) -> Any:
+    """The decision from judgments, with a progress display; the reason and the newer
+    split's report on stderr (text mode)."""
+    from qidf_ctl.judgments import source as sources
+    from qidf_ctl.judgments.decide import decide
+
+    where, found = spec
+    with step_status(quiet=json_out) as progress:
+        if found is None:
+            found = sources.load(where, lambda: cluster, progress=progress)
+        decision = decide(cluster, index, found, field_name=field, progress=progress,
+                          bar=bars(json_out))
+    decision.judgments["spec"] = where.spec
+    if say and not json_out:
+        err.print(f"q from judgments: {decision.reason}", markup=False)
+        err.print(f"  {decision.report_line()}", markup=False)
+        for note in decision.notes:
+            err.print(f"note: {note}", markup=False)
+    return decision
+
+
+def suggest_judgments(json_out: bool) -> None:
+    """The one line a label-free decision adds: judgments would decide."""
+    from qidf_ctl.judgments.decide import SUGGESTION
+
+    if not json_out:
+        err.print(f"note: {SUGGESTION}", markup=False)
+
+
+def judged_line(prediction: dict[str, Any]) -> str | None:
+    """How a recorded decision came from judgments, on one line (None: it did not)."""
+    from qidf_ctl.judgments.decide import describe_record
+
+    return describe_record(prediction)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -11,6 +11,13 @@ from qidf_ctl import install, interrupts
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
 from qidf_ctl.cli.desired import apply_file
+from qidf_ctl.cli.judgments import (
+    JudgmentsOpt,
+    decide_with,
+    judged_line,
+    loaded,
+    suggest_judgments,
+)
 from qidf_ctl.cli.options import (
     K1,
     B,
@@ -76,6 +83,7 @@ def apply_cmd(
         "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
         "predict --queries` reads it.")] = None,
     queries_are: QueriesAre = None,
+    judgments: JudgmentsOpt = None,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
@@ -87,7 +95,10 @@ def apply_cmd(
 
     `--q auto` decides q from the index's own statistics (see `qidf predict`; with `--queries
     FILE`, from a query sample too; with `--queries-are code|text`, from what you state) and
-    records them next to the previous settings. A decision of q = 1 (BM25 stays) changes
+    records them next to the previous settings. With `--judgments DIR` (what `qidf judgments
+    git` or `ubi` wrote) your judged queries decide instead: the older choose q through
+    sweep's bootstrap guard, the newer report; the source, its size and the split are
+    recorded with the decision. A decision of q = 1 (BM25 stays) changes
     nothing: an index qidf never changed is left exactly as it is (one line says so, exit
     0), and one qidf changed earlier is reverted to its previous similarity, as `qidf
     revert` does. An interrupted earlier apply or revert on the index is finished or rolled
@@ -98,22 +109,28 @@ def apply_cmd(
     from qidf_ctl.errors import UsageError
 
     if file is not None or index is None or q is None:  # -f: the desired-state file
-        for given, flag in ((queries, "--queries"), (queries_are, "--queries-are")):
+        for given, flag in ((queries, "--queries"), (queries_are, "--queries-are"),
+                            (judgments, "--judgments")):
             if given:
                 raise UsageError(f"{flag} is read only with one index and --q auto: drop it "
                                  "with -f (a target's queries_are key says it there)")
         return apply_file(file, index=index, q=q, conn=conn, dry_run=dry_run, json_out=json_out)
     auto = q.strip().lower() == "auto"
-    for given, flag in ((queries, "--queries"), (queries_are, "--queries-are")):
+    for given, flag in ((queries, "--queries"), (queries_are, "--queries-are"),
+                        (judgments, "--judgments")):
         if given and not auto:
             raise UsageError(f"{flag} is read only with --q auto: drop it or use --q auto")
+        if given and judgments and flag != "--judgments":
+            raise UsageError(f"{flag} feeds the label-free prediction; with --judgments your "
+                             "judgments decide: drop one of them")
     params = params_from_options("1" if auto else q, k1, b, form)
     check_mode(mode)
     scope.check_choice(stats)
     if auto:
         return _apply_auto(conn, index, params, mode=mode, field=field, strategy=strategy,
                            stats=stats, allow_hidden=allow_hidden, dry_run=dry_run,
-                           queries=queries, queries_are=queries_are, json_out=json_out)
+                           queries=queries, queries_are=queries_are, json_out=json_out,
+                           judgments=loaded(judgments) if judgments else None)
     cluster = conn.connect()
     install.check_supported(cluster.engine, strategy)
     chosen, reason = install.choose_mode(cluster, mode)
@@ -137,7 +154,7 @@ def apply_cmd(
 def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: str,
                 field: str | None, strategy: install.Strategy, stats: str, allow_hidden: bool,
                 dry_run: bool, queries: str | None, queries_are: QueryKind | None,
-                json_out: bool) -> None:
+                json_out: bool, judgments: tuple[Any, Any] | None = None) -> None:
     """`apply --q auto`: decide, then install (q < 1) or change nothing / revert (q = 1)."""
     from qidf_ctl.predictors import predict_for_index
     from qidf_ctl.stats.query_sample import query_sample
@@ -145,15 +162,19 @@ def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: s
     sampled = query_sample(queries) if queries else None
     cluster = conn.connect()
     install.check_supported(cluster.engine, strategy)
-    with step_status(quiet=json_out) as progress:
-        prediction = predict_for_index(cluster, index, field, queries=sampled,
-                                       query_kind=queries_are, progress=progress,
-                                       bar=bars(json_out))
+    if judgments is not None:
+        prediction = decide_with(cluster, index, field, judgments, json_out)
+    else:
+        with step_status(quiet=json_out) as progress:
+            prediction = predict_for_index(cluster, index, field, queries=sampled,
+                                           query_kind=queries_are, progress=progress,
+                                           bar=bars(json_out))
+        suggest_judgments(json_out)
     decided = QlogParams(prediction.q, params.k1, params.b, params.form)
     chosen, reason = Mode.SCRIPT, ""
     if decided.q != BM25_STAYS:  # only an install needs to know the nodes
         chosen, reason = install.choose_mode(cluster, mode)
-        if not json_out:
+        if not json_out and judgments is None:
             err.print(f"q auto: {prediction.reason}", markup=False)
     interrupts.hold_when_changed()
     with step_status(quiet=json_out) as progress:
@@ -244,5 +265,8 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
     installed = (info.get("record") or {}).get("installed")
     if installed:
         out.print(f"installed {installed.get('at')} by {installed.get('by')}", markup=False)
+        decided = judged_line(installed.get("prediction") or {})
+        if decided:
+            out.print(decided, markup=False)
     for field_name, sim in info["fields_with_own_similarity"].items():
         out.print(f"field {field_name} uses its own similarity {sim!r}", markup=False)

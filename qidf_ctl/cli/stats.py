@@ -18,9 +18,11 @@ from qidf_ctl import predictors as predict
 from qidf_ctl import stats
 from qidf_ctl.cli.app import app
 from qidf_ctl.cli.boundary import one_line_errors
+from qidf_ctl.cli.judgments import JudgmentsOpt, decide_with, loaded, suggest_judgments
 from qidf_ctl.cli.options import ClusterOptions, IndexArg, Json, QueriesAre, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out
 from qidf_ctl.cli.recover import warn_if_interrupted
+from qidf_ctl.errors import UsageError
 from qidf_ctl.install.scope import advice_for
 from qidf_ctl.stats import hapax_terms, text_shape
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
@@ -96,12 +98,20 @@ def predict_cmd(
     predictor: PredictorOpt = predict.DEFAULT_PREDICTOR,
     queries: QueriesOpt = None,
     queries_are: QueriesAre = None,
+    judgments: JudgmentsOpt = None,
     json_out: Json = False,
 ) -> None:
-    """Predict q for an index from its own statistics, without relevance labels.
+    """Predict q for an index from its own statistics, without relevance labels; or, with
+    --judgments, decide it from your judged queries as `apply --q auto --judgments` would
+    (nothing changes).
 
     Example: qidf predict code-search --field text --queries queries.jsonl
+
+    Example: qidf predict code-search --judgments judgments/code
     """
+    if judgments:
+        return _predict_judged(conn, index, field, judgments, json_out,
+                               queries=queries, queries_are=queries_are)
     predict.check_query_kind(predictor, queries_are)
     sampled = query_sample(queries, seed=seed) if queries else None
     cluster = conn.connect()
@@ -115,6 +125,7 @@ def predict_cmd(
         return
     if warning:
         err.print(f"warning: {warning}", markup=False)
+    suggest_judgments(json_out)
     s = result.statistics
     out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
     out.print(f"predictor {result.predictor}: {result.formula}, clipped to "
@@ -132,6 +143,32 @@ def predict_cmd(
     else:
         out.print("BM25 stays: nothing to install (`qidf apply --q auto` leaves an index qidf "
                   "never changed as it is, and reverts one it changed)", markup=False)
+
+
+def _predict_judged(conn: ClusterOptions, index: str, field: str | None, judgments: str,
+                    json_out: bool, *, queries: str | None,
+                    queries_are: predict.QueryKind | None) -> None:
+    """``predict --judgments``: the decision ``apply --q auto --judgments`` would make."""
+    for given, flag in ((queries, "--queries"), (queries_are, "--queries-are")):
+        if given:
+            raise UsageError(f"{flag} feeds the label-free prediction; with --judgments your "
+                             "judgments decide: drop one of them")
+    spec = loaded(judgments)
+    cluster = conn.connect()
+    warn_if_interrupted(cluster, index, json_out)
+    decision = decide_with(cluster, index, field, spec, json_out, say=False)
+    if json_out:
+        emit_json(decision.as_dict())
+        return
+    out.print(f"q = {decision.q:g}   {decision.reason}", markup=False)
+    out.print(f"  {decision.report_line()}", markup=False)
+    out.print("  mean NDCG@10 of the older queries: " + ", ".join(
+        f"q {q} {v:.4f}" for q, v in decision.mean_ndcg10.items()), markup=False)
+    if decision.q != 1.0:
+        out.print(f"to use it: qidf apply {decision.index} --q auto --judgments {judgments} "
+                  f"(or --q {decision.q:g})", markup=False)
+    else:
+        out.print("BM25 stays: nothing to install", markup=False)
 
 
 def _n(x: float) -> str:

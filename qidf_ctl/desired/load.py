@@ -48,8 +48,9 @@ def _suggest(word: str, known: list[str]) -> str:
 class _Reader:
     """Validates tables of one file; every error names where it is."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base or Path.cwd()  # relative paths (judgments) start here
 
     def fail(self, where: str, message: str) -> DesiredStateError:
         return DesiredStateError(f"{self.source}: {where}: {message}")
@@ -166,6 +167,13 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
             check_query_kind(predictor or "", values["queries_are"])
         except UsageError as exc:
             raise reader.fail(where, str(exc)) from None
+    judgments = values.get("judgments")
+    if judgments is not None:
+        if not auto:
+            raise reader.fail(where, 'judgments is read only with q = "auto" (they decide q): '
+                              'drop it, or write q = "auto"')
+        if not judgments.startswith("ubi:"):
+            judgments = str((reader.base / Path(judgments).expanduser()).resolve())
     if values.get("sample") is not None and values["sample"] < 1:
         raise reader.fail(where, f"sample must be >= 1, got {values['sample']}")
     similarity = Similarity(
@@ -174,7 +182,7 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
         form=values.get("form", "lucene"), mode=values.get("mode", "auto"),
         strategy=values.get("strategy", "close"), field=values.get("field"),
         sample=values.get("sample"), queries_are=values.get("queries_are"),
-        stats=values.get("stats", "auto"))
+        stats=values.get("stats", "auto"), judgments=judgments)
     try:
         similarity.params(1.0 if auto else None)
     except InvalidParameter as exc:
@@ -201,6 +209,8 @@ def _target(reader: _Reader, number: int, raw: Any, defaults: dict[str, Any],
     values = {**applicable, **own}
     if "queries_are" not in own and not isinstance(values.get("q"), str):
         values.pop("queries_are", None)  # a default statement serves the auto targets only
+    if "judgments" not in own and not isinstance(values.get("q"), str):
+        values.pop("judgments", None)  # likewise a default source of judgments
     cluster = values.get("cluster")
     if cluster is not None and cluster not in profiles:
         known = ", ".join(sorted(profiles)) or "none defined"
@@ -224,7 +234,7 @@ def _target(reader: _Reader, number: int, raw: Any, defaults: dict[str, Any],
 
 def parse(text: str, source: str = "qidf.toml", base: Path | None = None) -> DesiredState:
     """Validate the text of a desired-state file; ``base`` resolves relative paths."""
-    reader = _Reader(source)
+    reader = _Reader(source, base)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

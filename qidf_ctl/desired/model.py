@@ -31,6 +31,7 @@ class Similarity:
     sample: int | None = None
     queries_are: str | None = None  # auto: "code" or "text", stated in the file
     stats: str = "auto"
+    judgments: str | None = None  # auto: the judged queries that decide (a path or ubi:)
 
     @property
     def auto(self) -> bool:
@@ -47,6 +48,8 @@ class Similarity:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
         if self.queries_are:
             q += f" queries_are={self.queries_are}"
+        if self.judgments:
+            q += f" judgments={self.judgments}"
         return (f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode} "
                 f"stats={self.stats}")
 

@@ -103,9 +103,12 @@ class _Planner:
         prediction = installed.get("prediction") or {}
         if have.kind != "qlog" or have.params is None or have.params.q == BM25_STAYS:
             return False  # q-log at q = 1 from an earlier auto: a q = 1 decision installs none
-        if prediction.get("predictor") != sim.predictor or installed.get("q") != have.params.q:
+        expected = "judgments" if sim.judgments else sim.predictor
+        if prediction.get("predictor") != expected or installed.get("q") != have.params.q:
             return False
         if prediction.get("query_kind") != sim.queries_are:
+            return False
+        if ((prediction.get("judgments") or {}).get("spec")) != sim.judgments:
             return False
         if sim.field is not None and prediction.get("field") != sim.field:
             return False
@@ -140,6 +143,11 @@ class _Planner:
                                                predictor=sim.predictor or "",
                                                query_kind=sim.queries_are,
                                                progress=self.progress, bar=self.bar)
+                if sim.judgments:
+                    from qidf_ctl.desired.judged import judged_decision
+
+                    prediction = judged_decision(cluster, state.index, sim, prediction,
+                                                 self.progress, self.bar)
             except ClusterError as exc:
                 if self.measure or exc.status not in (401, 403):
                     raise

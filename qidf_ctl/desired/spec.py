@@ -102,6 +102,12 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
         "it (`qidf apply --queries-are`): a text field searched with `code` gets q-log, one "
         "searched with `text` keeps BM25; recorded with the decision.",
         choices=QUERY_KINDS, only_for=("index", "alias", "pattern")),
+    Key("judgments", "string", "With auto: your judged queries decide q, as `qidf apply --q "
+        "auto --judgments` does: a folder `qidf judgments git` or `ubi` wrote (relative to the "
+        "file's folder), a UBI log, or `\"ubi:\"` (the cluster's UBI indices). The older "
+        "queries choose through sweep's bootstrap guard against the pinned predictor's q; the "
+        "decision records the source, its size and the split.",
+        only_for=("index", "alias", "pattern")),
     Key("existing", "boolean", "Also bring the indices that already match the template in "
         "line (each is closed or cloned); false: only the template and indices created "
         "after qidf last wrote it.", True, only_for=TEMPLATE_KINDS),

@@ -40,6 +40,11 @@ class Source:
     def needs_cluster(self) -> bool:
         return self.kind == CLUSTER_UBI
 
+    @property
+    def spec(self) -> str:
+        """The source as a decision records it: ``ubi:...``, or the absolute path."""
+        return self.text if self.path is None else str(self.path.resolve())
+
 
 def parse_source(text: str, option: str = "--judgments") -> Source:
     """``text`` as one of the sources of the module docstring; refused when it is none."""
