@@ -237,10 +237,36 @@ def cli_check_lines(rows: list[dict[str, Any]]) -> list[str]:
             for r in checked]
 
 
+def target_lines(s: dict[str, Any]) -> list[str]:
+    """Each decision against its issue's target, computed (no verdict written by hand)."""
+    targets = [("judged_command", 0.90, "issue 32: judged q (apply --q auto --judgments) "
+                ">= 0.90 of the oracle gain on every repository where it is significant, never "
+                "significantly below BM25"),
+               ("label_free", 0.50, "issue 36: label-free q >= 0.5 of the oracle gain on every "
+                "repository where it is significant, never significantly below BM25 (no "
+                "sample)"),
+               ("label_free_sample", 0.50, "issue 36, with the 1,000-message sample")]
+    lines = []
+    for key, floor, what in targets:
+        v = s.get(key)
+        if v is None:
+            continue
+        worst = v["worst_recovery"]
+        below = v["significantly_below_bm25"]
+        met = (worst is None or worst >= floor) and not below
+        lines.append(f"- {what}: **{'met' if met else 'not met'}** over the {v['tasks']} "
+                     f"repositories measured (recovery over the "
+                     f"{v['tasks_with_significant_oracle_gain']} with a significant gain: mean "
+                     f"{_fmt(v['mean_recovery'])}, worst {_fmt(worst)}; significantly below "
+                     f"BM25: {', '.join(below) or 'none'}).")
+    return lines
+
+
 def tables(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
     parts: list[Iterable[str]] = [
-        ["### Summary over the repositories (newer half; NDCG@10 recovery where the oracle's "
-         "gain is significant)", ""], summary_lines(s),
+        ["### Against the targets (NDCG@10, newer half)", ""], target_lines(s),
+        ["", "### Summary over the repositories (newer half; NDCG@10 recovery where the "
+         "oracle's gain is significant)", ""], summary_lines(s),
         ["", "### NDCG@10 on the newer half", "",
          "Each cell: the q, its mean, its change against BM25 (bold where the paired "
          "bootstrap's p < 0.05) and p. The oracle is the newer half's own best q (its p is "
