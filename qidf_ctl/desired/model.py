@@ -10,6 +10,7 @@ from typing import Any
 
 from qidf_ctl.cluster.profiles import Profile
 from qidf_ctl.similarity import QlogParams
+from qidf_ctl.similarity.params import form_note
 
 COMMAND_LINE = "(command line)"  # the cluster of targets that name no profile
 
@@ -47,7 +48,7 @@ class Similarity:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
         if self.queries_are:
             q += f" queries_are={self.queries_are}"
-        return (f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode} "
+        return (f"q={q} k1={self.k1:g} b={self.b:g}{form_note(self.form)} mode={self.mode} "
                 f"stats={self.stats}")
 
     def as_dict(self) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from qidf_ctl.querytime.cache import DfCache
 from qidf_ctl.querytime.query import boosted_query
 from qidf_ctl.querytime.statistics import INDEX, SHARD, TermStats
 from qidf_ctl.querytime.target import Target, inspect
+from qidf_ctl.similarity.params import form_note
 
 DFS = "dfs_query_then_fetch"
 STATS_CHOICES = ("auto", SHARD, INDEX)
@@ -169,7 +170,7 @@ class QueryTime:
     def describe(self, q: float | None = None) -> str:
         where = ("index-wide statistics" if self.scope == INDEX
                  else f"statistics of shard {self.shard}")
-        return (f"q-log BM25 q={self.q if q is None else q:g} form={self.form.value} at query "
+        return (f"q-log BM25 q={self.q if q is None else q:g}{form_note(self.form)} at query "
                 f"time ({where}) over {self.target.similarity}")
 
     def search(self, built: QlogQuery, size: int = 10,
