@@ -37,7 +37,8 @@ def demo_cmd(
     port: Port = None,
     mode: ModeOpt = "auto",
     out_dir: Annotated[str | None, typer.Option(
-        "--out-dir", help="Folder the demo writes its queries and judgements to, for the "
+        "--out-dir", metavar="DIR",
+        help="Folder the demo writes its queries and judgements to, for the "
         "commands it prints next (default: demo/ in the qidf home, $QIDF_HOME, next to the "
         "local engine's data).")] = None,
     json_out: Json = False,

@@ -54,25 +54,29 @@ def mcp_cmd(
         help="Indices (or aliases to one index each) the tools may search.")],
     conn: ClusterOptions,
     q: Annotated[str, typer.Option(
-        "--q", help="q for indices that keep built-in BM25 (q-log at query time): a number "
+        "--q", metavar="FLOAT|auto",
+        help="q for indices that keep built-in BM25 (q-log at query time): a number "
         "in [0, 2], or `auto`, predicted from each index's statistics (needs monitor "
         "privileges). An index with q-log installed always ranks with its own q.")] = "auto",
     field: Annotated[str | None, typer.Option(
         "--field", help="Text field to search (default: each index's only text field).")]
     = None,
     ranking: Annotated[str, typer.Option(
-        "--ranking", help="auto: the installed q-log similarity where there is one, else "
+        "--ranking", metavar="[auto|installed]",
+        help="auto: the installed q-log similarity where there is one, else "
         "q-log at query time; installed: always the index's own similarity, never "
         "query-time boosts (for credentials that cannot read an index's settings).")]
     = "auto",
     queries: QueriesOpt = None,
     transport: Annotated[str, typer.Option(
-        "--transport", help="stdio (the client starts the server) or http (streamable HTTP "
+        "--transport", metavar="[stdio|http]",
+        help="stdio (the client starts the server) or http (streamable HTTP "
         f"on {HOST}, at /mcp).")] = "stdio",
     port: Annotated[int, typer.Option(
         "--port", help=f"With --transport http: the port on {HOST}.")] = DEFAULT_PORT,
     token_counter: Annotated[str, typer.Option(
-        "--token-counter", help="How hits are measured against a budget: cl100k (tiktoken) "
+        "--token-counter", metavar="[cl100k|regex]",
+        help="How hits are measured against a budget: cl100k (tiktoken) "
         "or regex (a lower bound, no tokenizer).")] = "cl100k",
     json_out: Annotated[bool, typer.Option(
         "--json", help="Errors as one JSON object on stdout; each index's ranking and the "

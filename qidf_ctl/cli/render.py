@@ -29,6 +29,7 @@ def render_cmd(
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,
     engine: Annotated[str, typer.Option(
+        metavar="ENGINE",
         help="Target engine and version; decides the (k1 + 1) factor of the built-in "
         "default (e.g. opensearch-2.19.6, opensearch-3.3.0, elasticsearch-8.19.21).",
     )] = f"opensearch-{DEFAULT_VERSION}",

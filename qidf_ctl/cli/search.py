@@ -58,7 +58,8 @@ def search_cmd(
     index: IndexArg,
     text: Annotated[str, typer.Argument(help="Query text (code or words).")],
     q: Annotated[str, typer.Option(
-        "--q", help="q in [0, 2] (1 is plain BM25), or `auto`: predicted from the index's "
+        "--q", metavar="FLOAT|auto",
+        help="q in [0, 2] (1 is plain BM25), or `auto`: predicted from the index's "
         "statistics (needs monitor privileges; a search-only user passes a number).")],
     conn: ClusterOptions,
     field: Annotated[str | None, typer.Option(
@@ -68,14 +69,16 @@ def search_cmd(
     = 10,
     form: Form = IdfForm.LUCENE.value,
     stats: Annotated[str, typer.Option(
-        "--stats", help="Statistics the boosts use: shard (one shard's, what default search "
+        "--stats", metavar="[auto|shard|index]",
+        help="Statistics the boosts use: shard (one shard's, what default search "
         "scores with), index (index-wide, searched with dfs_query_then_fetch), or auto "
         "(shard on one shard, else index).")] = "auto",
     shard: Annotated[int, typer.Option(
         "--shard", help="With --stats shard: the shard whose statistics to use (0 or more).")]
     = 0,
     filters: Annotated[list[str] | None, typer.Option(
-        "--filter", help="A JSON query that restricts the hits without scoring, e.g. "
+        "--filter", metavar="JSON",
+        help="A JSON query that restricts the hits without scoring, e.g. "
         "'{\"term\": {\"lang\": \"go\"}}' (repeatable).")] = None,
     minimum_should_match: Annotated[str | None, typer.Option(
         "--minimum-should-match", help="Passed to the bool query (e.g. 2 or 30%).")] = None,

@@ -31,7 +31,7 @@ from qidf_ctl.install.mode import check_mode
 from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import Mode, QlogParams
 
-DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")]
 StrategyOpt = Annotated[install.Strategy, typer.Option(
     "--strategy", help="close (the default): close, update, reopen; searches and writes fail "
     "for the printed window, no extra disk. clone: searches keep working, writes are refused "
@@ -39,7 +39,8 @@ StrategyOpt = Annotated[install.Strategy, typer.Option(
     "clone. reopen (Elasticsearch 8.12+): one settings call that closes, updates and reopens "
     "the index. The costs of each, measured: the apply-safety page of the docs.")]
 StatsOpt = Annotated[str, typer.Option(
-    "--stats", help="Statistics the index's scoring searches use, for every client, with no "
+    "--stats", metavar="[auto|index|shard]",
+    help="Statistics the index's scoring searches use, for every client, with no "
     "change to the application: index (a default search pipeline of qidf's runs them with "
     "index-wide df, as dfs_query_then_fetch does; OpenSearch with the qidf plugin on every "
     "node), shard (the engine's default: each shard its own df and N), or auto (index when the "
@@ -58,7 +59,8 @@ def apply_cmd(
     index: Annotated[str | None, typer.Argument(
         help="Index (or alias to one index); omitted with -f.")] = None,
     q: Annotated[str | None, typer.Option(
-        "--q", help="q in [0, 2], installed as given (`--q 1` installs q-log at q = 1: BM25's "
+        "--q", metavar="FLOAT|auto",
+        help="q in [0, 2], installed as given (`--q 1` installs q-log at q = 1: BM25's "
         "ranking through qidf's similarity; `qidf revert` goes back to the built-in one); "
         "`auto` decides q from the index, and a decision of q = 1 changes nothing.")] = None,
     k1: K1 = "1.2",
@@ -73,12 +75,14 @@ def apply_cmd(
     allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     queries: Annotated[str | None, typer.Option(
-        "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
+        "--queries", metavar="FILE",
+        help="With --q auto: an unlabeled sample of real queries, as `qidf "
         "predict --queries` reads it.")] = None,
     queries_are: QueriesAre = None,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
-        "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
+        "--file", "-f", metavar="FILE",
+        help="Apply a desired-state file (qidf.toml) or a plan saved by "
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:

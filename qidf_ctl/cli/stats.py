@@ -36,9 +36,11 @@ Seed = Annotated[int, typer.Option("--seed", min=0,
 Exact = Annotated[bool, typer.Option(
     "--exact", help="Read every document, however large the index.")]
 PredictorOpt = Annotated[str, typer.Option(
-    "--predictor", help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
+    "--predictor", metavar="NAME",
+    help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
 QueriesOpt = Annotated[str | None, typer.Option(
-    "--queries", help="An unlabeled sample of real queries (BEIR JSONL or qid<TAB>text, as "
+    "--queries", metavar="FILE",
+    help="An unlabeled sample of real queries (BEIR JSONL or qid<TAB>text, as "
     f"`qidf eval` reads; a seeded {QUERY_SAMPLE:,} of them): tells text searched with code "
     "from text searched with text.")]
 
