@@ -58,8 +58,9 @@ def mcp_cmd(
         help="q for indices that keep built-in BM25 (q-log at query time): a number "
         "in [0, 2], or `auto`, predicted from each index's statistics (needs monitor "
         "privileges). An index with q-log installed always ranks with its own q.")] = "auto",
-    field: Annotated[str | None, typer.Option(
-        "--field", help="Text field to search (default: each index's only text field).")]
+    fields: Annotated[list[str] | None, typer.Option(
+        "--field", metavar="FIELD", help="A text field to search (repeatable; default: "
+        "every text field of each index, searched together as multi_match does).")]
     = None,
     ranking: Annotated[str, typer.Option(
         "--ranking", metavar="[auto|installed]",
@@ -115,12 +116,10 @@ def mcp_cmd(
     cluster = conn.connect()
     retrievals = {}
     for index in indices:
-        r = Retrieval.connect(cluster, index, q=q_value, field=field, ranking=ranking,
+        r = Retrieval.connect(cluster, index, q=q_value, field=fields, ranking=ranking,
                               queries=sample, counter_name=token_counter)
         retrievals[index] = r
-        shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
-        _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
-             f"{r.ranking.reason}", {"ranking": r.describe()})
+        _say(json_out, startup_line(r), {"ranking": r.describe()})
     server = build_server(retrievals)
     endpoint = "stdio" if transport == "stdio" else f"http://{HOST}:{port}/mcp"
     _say(json_out, f"serving MCP on {endpoint}", {"serving": endpoint})
@@ -133,6 +132,21 @@ def mcp_cmd(
         pass
     interrupts.ended_as_meant()  # Ctrl-C or SIGTERM is how a server is meant to end
     _say(json_out, "qidf mcp stopped", {"stopped": True})
+
+
+def startup_line(r: Retrieval) -> str:
+    """What ranks one index, as the server starts: BM25 said in words, and why."""
+    ranking = r.ranking
+    qs = ranking.qs or {ranking.field: ranking.q}
+    if len(qs) > 1:
+        shown = ", ".join(f"{f} q={'?' if v is None else f'{v:g}'}" for f, v in qs.items())
+        where = f"fields {shown}"
+    else:
+        shown = "q unknown" if ranking.q is None else f"q={ranking.q:g}"
+        where = f"field {ranking.field}, {shown}"
+    how = ("BM25 (built-in)" if ranking.method == "installed" and ranking.q_source == "auto"
+           else ranking.method)
+    return f"{ranking.index}: {where}, {how}: {ranking.reason}"
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:
