@@ -32,6 +32,11 @@ class Similarity:
     sample: int | None = None
     queries_are: str | None = None  # auto: "code" or "text", stated in the file
     stats: str = "auto"
+    fields: tuple[tuple[str, float], ...] = ()  # templates: a q of their own for these fields
+
+    @property
+    def field_qs(self) -> dict[str, float]:
+        return dict(self.fields)
 
     @property
     def auto(self) -> bool:
@@ -48,11 +53,14 @@ class Similarity:
         q = f"auto ({self.predictor})" if self.auto else f"{self.q:g}"
         if self.queries_are:
             q += f" queries_are={self.queries_are}"
+        own = "".join(f" {f}={v:g}" for f, v in self.fields)
         return (f"q={q} k1={self.k1:g} b={self.b:g}{form_note(self.form)} mode={self.mode} "
-                f"stats={self.stats}")
+                f"stats={self.stats}" + (f" fields:{own}" if own else ""))
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        found = {k: v for k, v in asdict(self).items() if v is not None}
+        found["fields"] = self.field_qs or None
+        return {k: v for k, v in found.items() if v is not None}
 
 
 @dataclass(frozen=True)
