@@ -138,15 +138,13 @@ def startup_line(r: Retrieval) -> str:
     """What ranks one index, as the server starts: BM25 said in words, and why."""
     ranking = r.ranking
     qs = ranking.qs or {ranking.field: ranking.q}
-    if len(qs) > 1:
-        shown = ", ".join(f"{f} q={'?' if v is None else f'{v:g}'}" for f, v in qs.items())
-        where = f"fields {shown}"
-    else:
-        shown = "q unknown" if ranking.q is None else f"q={ranking.q:g}"
-        where = f"field {ranking.field}, {shown}"
     how = ("BM25 (built-in)" if ranking.method == "installed" and ranking.q_source == "auto"
            else ranking.method)
-    return f"{ranking.index}: {where}, {how}: {ranking.reason}"
+    if len(qs) > 1:
+        shown = ", ".join(f"{f} q={'?' if v is None else f'{v:g}'}" for f, v in qs.items())
+        return f"{ranking.index}: fields {', '.join(qs)}, {how}, {shown}: {ranking.reason}"
+    shown = "q unknown" if ranking.q is None else f"q={ranking.q:g}"
+    return f"{ranking.index}: field {ranking.field}, {how}, {shown}: {ranking.reason}"
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:

@@ -155,14 +155,14 @@ def search_cmd(
     text: Annotated[str, typer.Argument(help="Query text (code or words).")],
     conn: ClusterOptions,
     q: Annotated[str | None, typer.Option(
-        "--q", metavar="FLOAT|auto|F=Q",
+        "--q", metavar="FLOAT|auto",
         help="Rank with q-log at this q, built into the query (nothing on the index "
         "changes): a number in [0, 2] for every field (1 is BM25), `auto` (each field's "
         "predicted q; needs monitor privileges), or FIELD=Q pairs (code=0.3,doc=1; other "
         "fields as they are). Without it, the index's own ranking: its installed q-log, or "
         "BM25. On a field that already has q-log, the boosts rescale it.")] = None,
     vs: Annotated[str | None, typer.Option(
-        "--vs", metavar="bm25|installed|FLOAT",
+        "--vs", metavar="bm25|installed|Q",
         help="Also rank with this and show both side by side: each hit's rank, score and how "
         "far it moved from the other ranking (+3 up, -2 down, new), then the hits that left "
         "the top.")] = None,

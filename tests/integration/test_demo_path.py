@@ -97,7 +97,7 @@ def test_every_printed_command_runs_as_printed(demo_run, tmp_path):
         assert ran.returncode == 0, (command, ran.stderr[-2000:])
         results[command.split("#")[0].split()[1]] = ran
 
-    predicted = re.match(r"q = ([0-9.]+)", results["predict"].stdout)
+    predicted = re.search(r": q = ([0-9.]+) \(predictor", results["predict"].stdout)
     assert predicted and float(predicted.group(1)) == pytest.approx(expected_q, abs=0.005)
 
     sweep = results["sweep"].stdout
@@ -123,7 +123,7 @@ def test_every_printed_command_runs_as_printed(demo_run, tmp_path):
         assert f"q-log BM25 q={installed:g}" in searched and ", as installed" in searched
         assert "vs " in searched and "BM25" in searched and " rank " in f" {searched} "
         served = results["mcp"].stderr
-        assert f"q={installed:g}, installed:" in served and "serving MCP on stdio" in served
+        assert f"installed, q={installed:g}:" in served and "serving MCP on stdio" in served
     else:  # q = 1: apply changed nothing, and there is nothing to revert
         assert "BM25" in shown and "q-log" not in shown
     assert "stopped" in results["engine"].stdout

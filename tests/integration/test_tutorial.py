@@ -104,7 +104,7 @@ def test_every_command_of_the_page_runs_as_written(workdir):
     assert (folder / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert '"similarity": "qidf_doc"' in (folder / "new-index.json").read_text()
     served = seen(f"qidf mcp {INDEX}")
-    assert f"{INDEX}: fields code q=0.6, doc q=0.7, query-time" in served
+    assert f"{INDEX}: fields code, doc, query-time, code q=0.6, doc q=0.7" in served
 
 
 def test_the_python_of_the_page_runs(workdir, engine_url):

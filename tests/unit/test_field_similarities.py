@@ -79,7 +79,7 @@ def test_qidf_toml_fields_for_templates_only():
     assert state.targets[0].similarity.field_qs == {"doc": 1.0, "code": 0.3}
     with pytest.raises(DesiredStateError, match="fields applies only to template"):
         parse('[[target]]\nindex = "code"\nq = 0.6\nfields = { doc = 1 }\n', "qidf.toml")
-    with pytest.raises(DesiredStateError, match="fields.doc"):
+    with pytest.raises(DesiredStateError, match=r"fields\.doc"):
         parse(TEMPLATE.replace("doc = 1", "doc = 7"), "qidf.toml")
     with pytest.raises(DesiredStateError, match="fields must be"):
         parse(TEMPLATE.replace("{ doc = 1, code = 0.3 }", '"doc"'), "qidf.toml")

@@ -249,7 +249,8 @@ def _options(path: tuple[str, ...]) -> list:
 def _row(text: str, param) -> str:
     """The line of the rendered help where ``param``'s row starts."""
     name = max(param.opts, key=len)
-    found = re.search(rf"^│[ *]+(?:-\w, )?{re.escape(name)}(?=[ ,/]).*$", text, re.M)
+    # the names column: right after the border, or after the [required] column
+    found = re.search(rf"^│ (?:[* ]  )?(?:-\w, )?{re.escape(name)}(?=[ ,/]).*$", text, re.M)
     assert found, f"no row for {name}"
     return found.group(0)
 
@@ -257,7 +258,7 @@ def _row(text: str, param) -> str:
 def _metavar(row: str, param) -> str:
     """What the row shows between the option's names and its help."""
     names = re.escape(max(param.opts, key=len))
-    rest = re.sub(rf"^│[ *]+(?:-\w, )?{names}(?:, -\w)?(?: ?/ ?--[\w-]+)?", "", row)
+    rest = re.sub(rf"^│ (?:[* ]  )?(?:-\w, )?{names}(?:, -\w)?(?: ?/ ?--[\w-]+)?", "", row)
     words = rest.split()
     first_help = (param.help or "").split()[:1]
     return "" if words[:1] == first_help else (words[0] if words else "")
