@@ -182,7 +182,7 @@ def _print_demo(result: Any, url: str) -> None:
                   f"{result.recommended_reason}", markup=False, soft_wrap=False)
     out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. The demo's "
               f"{result.queries} queries and their judgements are in {result.queries_file} "
-              f"and {result.qrels_file}.", markup=False, soft_wrap=False)
+              f"and {result.qrels_file}.", markup=False)  # paths to copy: never wrapped
 
 
 def _print_next(steps: list[tuple[str, str]], conn: ClusterOptions) -> None:
