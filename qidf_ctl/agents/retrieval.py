@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +29,7 @@ from qidf_ctl.evaluation.metrics import budget_prefix
 from qidf_ctl.evaluation.score import DEFAULT_BUDGET
 from qidf_ctl.evaluation.tokens import COUNTERS
 from qidf_ctl.evaluation.tokens import counter as token_counter
-from qidf_ctl.querytime import QueryTime
-from qidf_ctl.querytime.query import boosted_query
+from qidf_ctl.querytime.fields import FieldsQueryTime
 from qidf_ctl.stats.query_sample import QuerySample
 
 DEFAULT_MAX_HITS = 50
@@ -78,11 +77,18 @@ class SearchResult:
                 "tokens": hit.tokens, "index": self.index, "method": self.method, "q": self.q}
 
 
-def _metadata(source: Mapping[str, Any], field: str) -> dict[str, Any]:
+def _metadata(source: Mapping[str, Any], fields: Sequence[str]) -> dict[str, Any]:
     """The short scalar fields of a hit beside its text (path, language, line...)."""
-    top = field.split(".", 1)[0]
-    return {k: v for k, v in source.items() if k != top and (
+    tops = {f.split(".", 1)[0] for f in fields}
+    return {k: v for k, v in source.items() if k not in tops and (
         isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) <= META_CHARS))}
+
+
+def hit_text(source: Mapping[str, Any], fields: Sequence[str]) -> str:
+    """A hit's text: the searched field's, or the searched fields' in order, a blank line
+    between them (what the token budget counts and an agent reads)."""
+    texts = [source_text(source, f) for f in fields]
+    return "\n\n".join(t for t in texts if t) if len(fields) > 1 else texts[0]
 
 
 def _whole(name: str, value: Any, low: int, high: int) -> int:
@@ -121,7 +127,7 @@ class Retrieval:
     df cache is updated under a lock, searches run in parallel.
     """
 
-    def __init__(self, cluster: Cluster, ranking: Ranking, builder: QueryTime,
+    def __init__(self, cluster: Cluster, ranking: Ranking, builder: FieldsQueryTime,
                  counter_name: str = "cl100k") -> None:
         if counter_name not in COUNTERS:
             raise UsageError(f"unknown token counter {counter_name!r}: choose one of "
@@ -136,10 +142,11 @@ class Retrieval:
 
     @classmethod
     def connect(cls, cluster: Cluster, index: str, *, q: str | float | None = rankings.AUTO,
-                field: str | None = None, ranking: str = rankings.AUTO,
+                field: str | Sequence[str] | None = None, ranking: str = rankings.AUTO,
                 queries: QuerySample | None = None, counter_name: str = "cl100k"
                 ) -> Retrieval:
-        """Read the index once and decide its ranking (``q``: a number, or ``auto``)."""
+        """Read the index once and decide its ranking (``q``: a number, or ``auto``;
+        ``field``: one, several, or None for every text field)."""
         decided, builder = decide(cluster, index, q=parse_q(q), field=field, ranking=ranking,
                                   queries=queries)
         return cls(cluster, decided, builder, counter_name)
@@ -148,13 +155,18 @@ class Retrieval:
     def index(self) -> str:
         return self.ranking.index
 
+    @property
+    def fields(self) -> list[str]:
+        return list(self.ranking.fields or (self.ranking.field,))
+
     def _q(self, q: Any) -> float | None:
         if q is None:
             return None
         if isinstance(q, bool) or not isinstance(q, (int, float, str)):
             raise UsageError(f"q must be a number in [0, 2], got {q!r}")
         value = parse_q(q)
-        if self.ranking.method == INSTALLED and value != self.ranking.q:
+        decided_bm25 = self.ranking.q_source == rankings.AUTO  # BM25 kept: query time may
+        if self.ranking.method == INSTALLED and not decided_bm25 and value != self.ranking.q:
             have = "an unknown q" if self.ranking.q is None else f"q = {self.ranking.q:g}"
             raise UsageError(f"index {self.index!r} ranks with its installed similarity "
                              f"({have}); a q per search applies only to indices ranked at "
@@ -165,11 +177,12 @@ class Retrieval:
                                                                   dict[str, str]]:
         """The query and search parameters for ``text``: what ``search`` sends."""
         with self._lock:
-            if self.ranking.method == INSTALLED:
-                query = boosted_query(self.ranking.field, self.builder.tokens(text), {})
-                search_type = self.ranking.search_type
-                return query, ({"search_type": search_type} if search_type else {})
-            built = self.builder.build(text, q=q)
+            builder = self.builder if q is None else self.builder.with_qs(
+                dict.fromkeys(self.fields, q))
+            built = builder.build(text)
+        if self.ranking.method == INSTALLED and q is None:
+            search_type = self.ranking.search_type
+            return built.query, ({"search_type": search_type} if search_type else {})
         return built.query, built.params()
 
     def _page(self, query: dict[str, Any], params: dict[str, str], start: int,
@@ -188,7 +201,7 @@ class Retrieval:
         limit = _whole("max_results", max_hits, 1, MAX_HITS)
         q_value = self._q(q)
         query, params = self.request(text, q_value)
-        field = self.ranking.field
+        fields = self.fields
         hits: list[Hit] = []
         used, exhausted = 0, False
         while len(hits) < limit and used <= budget and not exhausted:
@@ -197,9 +210,9 @@ class Retrieval:
             exhausted = len(page) < size
             for h in page:
                 source = h.get("_source") or {}
-                body = source_text(source, field)
+                body = hit_text(source, fields)
                 hits.append(Hit(len(hits) + 1, str(h["_id"]), float(h["_score"]),
-                                self.count(body), body, _metadata(source, field)))
+                                self.count(body), body, _metadata(source, fields)))
                 used += hits[-1].tokens
         fitting = budget_prefix((h.tokens for h in hits), budget)
         kept = hits[:fitting]
@@ -227,9 +240,10 @@ class Retrieval:
             raise NotFoundError(f"no document with id {doc_id!r} in index {self.index!r}: "
                                 "use an id from a search hit")
         source = found[0].get("_source") or {}
-        body = source_text(source, self.ranking.field)
+        body = hit_text(source, self.fields)
         return {"index": self.index, "id": str(found[0]["_id"]), "field": self.ranking.field,
-                "tokens": self.count(body), "text": body, "source": source}
+                "fields": self.fields, "tokens": self.count(body), "text": body,
+                "source": source}
 
     def describe(self) -> dict[str, Any]:
         """How the index is ranked, and with which token counter hits are measured."""

@@ -8,6 +8,7 @@ from qidf_ctl.cli import (  # noqa: F401
     desired,
     engine,
     evaluation,
+    helpformat,
     helptext,
     judgments,
     mcp,
@@ -22,5 +23,6 @@ from qidf_ctl.cli import (  # noqa: F401
 from qidf_ctl.cli.app import app, main
 
 helptext.apply(app)
+helpformat.install(app)
 
 __all__ = ["app", "main"]

@@ -21,11 +21,14 @@ from qidf_ctl.cli.options import ClusterOptions, Json, ModeOpt, with_cluster
 from qidf_ctl.cli.output import bars, emit_json, err, out, step_status
 from qidf_ctl.cli.paths import check_writable
 from qidf_ctl.cluster.connection import DEFAULT_URL
+from qidf_ctl.demo.run import GRID
 from qidf_ctl.engine import disk, process
 from qidf_ctl.engine.config import DEFAULT_PORT, home_dir
 from qidf_ctl.install.mode import check_mode
 
-SWEEP_GRID = "0.05,0.1,0.3,0.5,0.7,1"  # a quick curve; `qidf sweep` alone runs 18 q
+# The demo's own points and 1: the sweep it prints recommends what the demo printed.
+SWEEP_GRID = ",".join(f"{q:g}" for q in (*GRID, 1.0))  # `qidf sweep` alone runs 18 q
+EXAMPLE_QUERY = "func (h *Header) FileInfo() fs.FileInfo"  # when the demo found no example
 
 
 @app.command("demo")
@@ -37,13 +40,15 @@ def demo_cmd(
     port: Port = None,
     mode: ModeOpt = "auto",
     out_dir: Annotated[str | None, typer.Option(
-        "--out-dir", help="Folder the demo writes its queries and judgements to, for the "
+        "--out-dir", metavar="DIR",
+        help="Folder the demo writes its queries and judgements to, for the "
         "commands it prints next (default: demo/ in the qidf home, $QIDF_HOME, next to the "
         "local engine's data).")] = None,
     json_out: Json = False,
 ) -> None:
     """Index real Go code and compare BM25 with q-log on a real engine, then print the
-    commands that take it further (predict, sweep, apply, show, revert), ready to paste.
+    commands that take it further (predict, sweep, apply, search, show, mcp, revert),
+    ready to paste.
 
     Runs on the local engine (started if needed), or on the cluster given by --url /
     QIDF_URL or --profile (e.g. the docker-compose one).
@@ -104,22 +109,43 @@ def _connection_args(conn: ClusterOptions, url: str) -> str:
     return "" if url == DEFAULT_URL else f" --url {shlex.quote(url)}"
 
 
+def _search_text(result: Any) -> str:
+    """The first line of the demo's example query (a function's signature), to search."""
+    head = (result.example or {}).get("code_head") or EXAMPLE_QUERY
+    line = head.splitlines()[0].strip().rstrip("{").strip()
+    return line or EXAMPLE_QUERY
+
+
 def next_commands(result: Any, conn: ClusterOptions, url: str,
                   stop_port: int | None) -> list[tuple[str, str]]:
-    """(command, what it does) for each next step, each runnable exactly as printed."""
+    """(command, what it does) for each next step, each runnable exactly as printed (the
+    MCP server until its client closes stdin)."""
     qidf, index = qidf_command(), result.index
     where = _connection_args(conn, url)
     queries = shlex.quote(result.queries_file or "queries.jsonl")
     qrels = shlex.quote(result.qrels_file or "qrels.trec")
     plot = shlex.quote(str(Path(result.queries_file or ".").parent / "sweep.png"))
+    recommended = result.recommended_q
+    if recommended is not None and recommended < 1:
+        apply = (f"{qidf} apply {index} --q {recommended:g}{where}",
+                 f"installs q {recommended:g}, what sweep recommends (on an index without "
+                 f"judgements: --q auto --queries FILE, here q {result.predicted_q:g})")
+    else:
+        apply = (f"{qidf} apply {index} --q auto --queries {queries}{where}",
+                 "installs the q predict gives (at q = 1 BM25 stays and nothing changes)")
     steps = [
         (f"{qidf} predict {index} --queries {queries}{where}",
          "q from the index and the queries alone (no labels)"),
         (f"{qidf} sweep {index} --queries {queries} --qrels {qrels} --grid {SWEEP_GRID} "
-         f"--plot {plot}{where}", "NDCG@10 at each q, with the judgements; draws the curve"),
-        (f"{qidf} apply {index} --q auto --queries {queries}{where}",
-         "installs the q predict gives (at q = 1 BM25 stays and nothing changes)"),
+         f"--plot {plot}{where}", "NDCG@10 at each q with the judgements, the recommended q; "
+         "draws the curve"),
+        apply,
+        (f"{qidf} search {index} {shlex.quote(_search_text(result))} --vs bm25{where}",
+         "the installed ranking beside BM25's, hit by hit"),
         (f"{qidf} show {index}{where}", "the similarity the index has now"),
+        (f"{qidf} mcp {index} --queries {queries}{where}",
+         "the MCP server for an agent: register this line with your MCP client (it ranks "
+         "with what is installed)"),
         (f"{qidf} revert {index}{where}", "back to what it had before"),
     ]
     if stop_port is not None:
@@ -149,10 +175,14 @@ def _print_demo(result: Any, url: str) -> None:
         out.print(f"query (code):\n{ex['code_head']}\n...", markup=False)
         out.print(f"gold docstring: {ex['gold_doc']}", markup=False)
     out.print(f"\nqidf predict with the demo's queries: q = {result.predicted_q:g} (the row "
-              f"marked (qidf predict)); {result.predicted_reason}", markup=False)
+              f"marked (qidf predict)); {result.predicted_reason}", markup=False,
+              soft_wrap=False)
+    if result.recommended_reason:
+        out.print(f"\nWith the demo's judgements, `qidf sweep` recommends: "
+                  f"{result.recommended_reason}", markup=False, soft_wrap=False)
     out.print(f"\nThe index {result.index} on {url} is back on built-in BM25. The demo's "
               f"{result.queries} queries and their judgements are in {result.queries_file} "
-              f"and {result.qrels_file}.", markup=False)
+              f"and {result.qrels_file}.", markup=False)  # paths to copy: never wrapped
 
 
 def _print_next(steps: list[tuple[str, str]], conn: ClusterOptions) -> None:

@@ -42,7 +42,7 @@ from qidf_ctl.formula import IdfForm
 
 ENV_FILE = "QIDF_FILE"
 FileOpt = Annotated[str, typer.Option(
-    "--file", "-f", envvar=ENV_FILE, show_envvar=True,
+    "--file", "-f", metavar="FILE", envvar=ENV_FILE, show_envvar=True,
     help="Desired-state file (see docs/how-to/gitops.md).")]
 
 
@@ -57,7 +57,8 @@ def plan_cmd(
     conn: ClusterOptions,
     file: FileOpt = DEFAULT_FILE,
     save: Annotated[str | None, typer.Option(
-        "--out", "-o", help="Also write the plan as JSON here; `qidf apply -f PLAN.json` "
+        "--out", "-o", metavar="FILE",
+        help="Also write the plan as JSON here; `qidf apply -f PLAN.json` "
         "then applies exactly it (refusing if the cluster moved).")] = None,
     json_out: Json = False,
 ) -> None:
@@ -99,10 +100,11 @@ def check_cmd(
         help="Check one index against --q and the other options instead of a file.")] = None,
     file: FileOpt = DEFAULT_FILE,
     q: Annotated[str | None, typer.Option(
-        "--q", help="With INDEX: the q it must have (`auto` with --predictor: q must come "
+        "--q", metavar="FLOAT|auto",
+        help="With INDEX: the q it must have (`auto` with --predictor: q must come "
         "from that predictor).")] = None,
     predictor: Annotated[str | None, typer.Option(
-        help="With INDEX and --q auto: the predictor q must come from.")] = None,
+        metavar="NAME", help="With INDEX and --q auto: the predictor q must come from.")] = None,
     k1: K1 = "1.2",
     b: B = "0.75",
     form: Form = IdfForm.LUCENE.value,

@@ -36,7 +36,7 @@ Port = Annotated[int | None, typer.Option(
     "--port", envvar=ENV_PORT, show_envvar=True,
     help=f"HTTP port (default {DEFAULT_PORT}); a cluster's first node's port.")]
 Engine = Annotated[str | None, typer.Option(
-    "--engine", envvar=ENV_ENGINE, show_envvar=True,
+    "--engine", metavar="ENGINE", envvar=ENV_ENGINE, show_envvar=True,
     help=f"Engine and version: opensearch-VERSION (default opensearch-{DEFAULT_VERSION}, with "
     f"Painless) or elasticsearch-VERSION (elasticsearch = {DEFAULT_ES_VERSION}; its Maven "
     "Central distribution has no Painless: native plugin only).")]
@@ -73,11 +73,12 @@ def engine_start(
         help="Nodes in the cluster, on consecutive ports from --port (default 1: a single "
         "node).")] = None,
     heap: Annotated[str | None, typer.Option(
-        envvar=ENV_HEAP, show_envvar=True,
+        metavar="SIZE", envvar=ENV_HEAP, show_envvar=True,
         help=f"JVM heap per node (default {DEFAULT_HEAP}; {DEFAULT_CLUSTER_HEAP} with "
         "--nodes 2 or more).")] = None,
     java_home: Annotated[str | None, typer.Option(
-        envvar=ENV_JAVA_HOME, show_envvar=True, help="JDK to run it (found when not given).")]
+        metavar="DIR", envvar=ENV_JAVA_HOME, show_envvar=True,
+        help="JDK to run it (found when not given).")]
     = None,
     security: Annotated[bool, typer.Option(
         "--security", help="Run it with the security plugin: TLS from a private CA, users "

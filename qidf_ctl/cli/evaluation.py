@@ -25,9 +25,11 @@ from qidf_ctl.progress import Progress
 from qidf_ctl.similarity import Mode
 
 QueriesOpt = Annotated[str, typer.Option(
-    "--queries", help="Queries: BEIR JSONL ({\"_id\", \"text\"} a line) or qid<TAB>text TSV.")]
+    "--queries", metavar="FILE",
+    help="Queries: BEIR JSONL ({\"_id\", \"text\"} a line) or qid<TAB>text TSV.")]
 QrelsOpt = Annotated[str, typer.Option(
-    "--qrels", help="Judgements: TREC qrels (qid 0 docid rel) or BEIR TSV (qid docid score).")]
+    "--qrels", metavar="FILE",
+    help="Judgements: TREC qrels (qid 0 docid rel) or BEIR TSV (qid docid score).")]
 FieldOpt = Annotated[str | None, typer.Option(
     "--field", help="Text field to search (default: the index's only text field).")]
 MaxQueries = Annotated[int | None, typer.Option(
@@ -56,20 +58,22 @@ def eval_cmd(
     budget: Annotated[int, typer.Option(
         min=1, max=10_000_000, help="Token budget of Recall@8K-tokens.")] = DEFAULT_BUDGET,
     token_counter: Annotated[str, typer.Option(
-        "--token-counter", help=f"Token counter: {' or '.join(COUNTERS)} "
+        "--token-counter", metavar="[cl100k|regex]", help=f"Token counter: {' or '.join(COUNTERS)} "
         "(cl100k: tiktoken's GPT-4 BPE, offline; regex: its pre-tokens, a lower bound).")]
     = "cl100k",
     baseline: Annotated[str | None, typer.Option(
-        "--baseline", help="TREC run to compare with: paired bootstrap on NDCG@10.")] = None,
+        "--baseline", metavar="FILE",
+        help="TREC run to compare with: paired bootstrap on NDCG@10.")] = None,
     resamples: Annotated[int, typer.Option(min=1, max=1_000_000, help="Bootstrap resamples.")]
     = DEFAULT_RESAMPLES,
     seed: Seed = 0,
     max_queries: MaxQueries = None,
     run_out: Annotated[str | None, typer.Option(
-        "--run-out", help="Save this run as a TREC run file (a later --baseline).")] = None,
+        "--run-out", metavar="FILE",
+        help="Save this run as a TREC run file (a later --baseline).")] = None,
     query_time: QueryTimeOpt = False,
     q: Annotated[str | None, typer.Option(
-        "--q", help="With --query-time: the q to build into the queries.")] = None,
+        "--q", metavar="FLOAT", help="With --query-time: the q to build into the queries.")] = None,
     json_out: Json = False,
 ) -> None:
     """NDCG@10, MRR@10, Recall@100 and Recall@8K-tokens of the index as configured now.
@@ -128,24 +132,27 @@ def sweep_cmd(
     queries: QueriesOpt,
     qrels: QrelsOpt,
     grid: Annotated[str, typer.Option(
-        show_default=False, help="q values (0.05,0.1,0.3) or start:stop:step; default: "
+        metavar="GRID", show_default=False,
+        help="q values (0.05,0.1,0.3) or start:stop:step; default: "
         + ", ".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID) + ".")]
     = ",".join(f"{q:g}" for q in sweep_lib.DEFAULT_GRID),
     plot: Annotated[str | None, typer.Option(
-        "--plot", help="Write the NDCG@10 curve to this PNG.")] = None,
+        "--plot", metavar="FILE", help="Write the NDCG@10 curve to this PNG.")] = None,
     field: FieldOpt = None,
     mode: Annotated[Mode, typer.Option(help="script (Painless) or plugin (native).")]
     = Mode.SCRIPT,
     max_queries: MaxQueries = None,
     seed: Seed = 0,
     k1_grid: Annotated[str | None, typer.Option(
-        "--k1-grid", help="Also tune BM25's k1 over these values (with --b-grid: q, k1 and b "
+        "--k1-grid", metavar="GRID",
+        help="Also tune BM25's k1 over these values (with --b-grid: q, k1 and b "
         "jointly; prints the `qidf apply` line of the best).")] = None,
     b_grid: Annotated[str | None, typer.Option(
-        "--b-grid", help="Also tune BM25's b over these values (0 to 1).")] = None,
+        "--b-grid", metavar="GRID", help="Also tune BM25's b over these values (0 to 1).")] = None,
     query_time: QueryTimeOpt = False,
     reference: Annotated[str, typer.Option(
-        "--reference", help="What the recommendation starts from: auto (the q `qidf apply "
+        "--reference", metavar="auto|none|FLOAT",
+        help="What the recommendation starts from: auto (the q `qidf apply "
         "--q auto` chooses, these queries as its sample), a q (1 = BM25), or none.")]
     = "auto",
     json_out: Json = False,

@@ -65,25 +65,30 @@ def mcp_cmd(
         help="Indices (or aliases to one index each) the tools may search.")],
     conn: ClusterOptions,
     q: Annotated[str, typer.Option(
-        "--q", help="q for indices that keep built-in BM25 (q-log at query time): a number "
+        "--q", metavar="FLOAT|auto",
+        help="q for indices that keep built-in BM25 (q-log at query time): a number "
         "in [0, 2], or `auto`, predicted from each index's statistics (needs monitor "
         "privileges). An index with q-log installed always ranks with its own q.")] = "auto",
-    field: Annotated[str | None, typer.Option(
-        "--field", help="Text field to search (default: each index's only text field).")]
+    fields: Annotated[list[str] | None, typer.Option(
+        "--field", metavar="FIELD", help="A text field to search (repeatable; default: "
+        "every text field of each index, searched together as multi_match does).")]
     = None,
     ranking: Annotated[str, typer.Option(
-        "--ranking", help="auto: the installed q-log similarity where there is one, else "
+        "--ranking", metavar="[auto|installed]",
+        help="auto: the installed q-log similarity where there is one, else "
         "q-log at query time; installed: always the index's own similarity, never "
         "query-time boosts (for credentials that cannot read an index's settings).")]
     = "auto",
     queries: QueriesOpt = None,
     transport: Annotated[str, typer.Option(
-        "--transport", help="stdio (the client starts the server) or http (streamable HTTP "
+        "--transport", metavar="[stdio|http]",
+        help="stdio (the client starts the server) or http (streamable HTTP "
         f"on {HOST}, at /mcp).")] = "stdio",
     port: Annotated[int, typer.Option(
         "--port", help=f"With --transport http: the port on {HOST}.")] = DEFAULT_PORT,
     token_counter: Annotated[str, typer.Option(
-        "--token-counter", help="How hits are measured against a budget: cl100k (tiktoken) "
+        "--token-counter", metavar="[cl100k|regex]",
+        help="How hits are measured against a budget: cl100k (tiktoken) "
         "or regex (a lower bound, no tokenizer).")] = "cl100k",
     record: Annotated[str | None, typer.Option(
         "--record", help="Record each search and the hits fetched after it as User Behavior "
@@ -132,7 +137,7 @@ def mcp_cmd(
     recorders: list[Recorder] = []
     try:
         server, failures = _start(conn, indices, json_out, serving, (record, recorders),
-                                  q=q_value, field=field, ranking=ranking, queries=sample,
+                                  q=q_value, field=fields, ranking=ranking, queries=sample,
                                   counter_name=token_counter)
         if not serving:  # a process with no stdin (inside another program): nothing to serve
             if failures:
@@ -214,9 +219,7 @@ def _start(conn: ClusterOptions, indices: list[str], json_out: bool, serving: bo
             fail([index], exc)
             continue
         retrievals[index] = r
-        shown = "q unknown" if r.ranking.q is None else f"q={r.ranking.q:g}"
-        _say(json_out, f"{index}: field {r.ranking.field}, {r.ranking.method}, {shown}: "
-             f"{r.ranking.reason}", {"ranking": r.describe()})
+        _say(json_out, startup_line(r), {"ranking": r.describe()})
     if not serving:
         return None, failures
     server = build_server(retrievals, failed=failed, reconnect=connect,
@@ -235,6 +238,19 @@ def _recorder(dest: str | None, connect: Callable[[], Any], json_out: bool) -> R
          f"{recorder.session_id})", {"recording": recorder.sink.describe(),
                                      "session_id": recorder.session_id})
     return recorder
+
+
+def startup_line(r: Retrieval) -> str:
+    """What ranks one index, as the server starts: BM25 said in words, and why."""
+    ranking = r.ranking
+    qs = ranking.qs or {ranking.field: ranking.q}
+    how = ("BM25 (built-in)" if ranking.method == "installed" and ranking.q_source == "auto"
+           else ranking.method)
+    if len(qs) > 1:
+        shown = ", ".join(f"{f} q={'?' if v is None else f'{v:g}'}" for f, v in qs.items())
+        return f"{ranking.index}: fields {', '.join(qs)}, {how}, {shown}: {ranking.reason}"
+    shown = "q unknown" if ranking.q is None else f"q={ranking.q:g}"
+    return f"{ranking.index}: field {ranking.field}, {how}, {shown}: {ranking.reason}"
 
 
 def _say(as_json: bool, text: str, payload: dict[str, Any]) -> None:

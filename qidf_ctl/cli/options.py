@@ -183,8 +183,9 @@ def with_cluster(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        field_name = kwargs.get("field")
-        if isinstance(field_name, str) and not field_name.strip():  # every --field, once
+        named = kwargs.get("field", kwargs.get("fields"))
+        names = named if isinstance(named, list) else [named]
+        if any(isinstance(n, str) and not n.strip() for n in names):  # every --field, once
             raise UsageError("--field is empty: name a text field of the index, or leave the "
                              "option out (an index with one text field needs none)")
         conn = ClusterOptions(**{name: kwargs.pop(name) for name in _CONNECTION_OPTIONS})
@@ -208,13 +209,17 @@ def with_cluster(func: F) -> F:
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 IndexArg = Annotated[str, typer.Argument(help="Index (or alias to one index).")]
 QOpt = Annotated[str, typer.Option(
-    "--q", help="q in [0, 2]; 1 is plain BM25; `auto` (apply only) predicts it from the index.")]
-K1 = Annotated[str, typer.Option("--k1", help="BM25 k1 (>= 0).")]
-B = Annotated[str, typer.Option("--b", help="BM25 b, in [0, 1].")]
+    "--q", metavar="FLOAT|auto",
+    help="q in [0, 2]; 1 is plain BM25; `auto` (apply only) predicts it from the index.")]
+# Read as text and checked once, by QlogParams (a number, finite, in range): FLOAT to the eye.
+K1 = Annotated[str, typer.Option("--k1", metavar="FLOAT", help="BM25 k1 (>= 0).")]
+B = Annotated[str, typer.Option("--b", metavar="FLOAT", help="BM25 b, in [0, 1].")]
 Form = Annotated[str, typer.Option(
-    "--form", help="IDF form: 'lucene' (ln_q(1 + odds), default) or 'rsj' (the paper's).")]
+    "--form", metavar="[lucene|rsj]",
+    help="IDF form: 'lucene' (ln_q(1 + odds), default) or 'rsj' (the paper's).")]
 ModeOpt = Annotated[str, typer.Option(
-    "--mode", help="auto (the plugin when every data node has it, else Painless), script or "
+    "--mode", metavar="[auto|script|plugin]",
+    help="auto (the plugin when every data node has it, else Painless), script or "
     "plugin.")]
 QueriesAre = Annotated[QueryKind | None, typer.Option(
     "--queries-are", case_sensitive=False, help="What the index is searched with, when you "

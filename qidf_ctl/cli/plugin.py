@@ -23,7 +23,7 @@ app.add_typer(plugin_app, name="plugin")
 @one_line_errors
 def plugin_build(
     engine: Engine = None,
-    skip_tests: Annotated[bool, typer.Option(help="Skip the Java tests.")] = False,
+    skip_tests: Annotated[bool, typer.Option("--skip-tests", help="Skip the Java tests.")] = False,
     json_out: Json = False,
 ) -> None:
     """Build the plugin zip with Maven (a plugin loads only into its exact engine version).

@@ -38,7 +38,7 @@ from qidf_ctl.install.mode import check_mode
 from qidf_ctl.predictors import QueryKind
 from qidf_ctl.similarity import Mode, QlogParams
 
-DryRun = Annotated[bool, typer.Option(help="Show what would change; change nothing.")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")]
 StrategyOpt = Annotated[install.Strategy, typer.Option(
     "--strategy", help="close (the default): close, update, reopen; searches and writes fail "
     "for the printed window, no extra disk. clone: searches keep working, writes are refused "
@@ -46,7 +46,8 @@ StrategyOpt = Annotated[install.Strategy, typer.Option(
     "clone. reopen (Elasticsearch 8.12+): one settings call that closes, updates and reopens "
     "the index. The costs of each, measured: the apply-safety page of the docs.")]
 StatsOpt = Annotated[str, typer.Option(
-    "--stats", help="Statistics the index's scoring searches use, for every client, with no "
+    "--stats", metavar="[auto|index|shard]",
+    help="Statistics the index's scoring searches use, for every client, with no "
     "change to the application: index (a default search pipeline of qidf's runs them with "
     "index-wide df, as dfs_query_then_fetch does; OpenSearch with the qidf plugin on every "
     "node), shard (the engine's default: each shard its own df and N), or auto (index when the "
@@ -65,7 +66,8 @@ def apply_cmd(
     index: Annotated[str | None, typer.Argument(
         help="Index (or alias to one index); omitted with -f.")] = None,
     q: Annotated[str | None, typer.Option(
-        "--q", help="q in [0, 2], installed as given (`--q 1` installs q-log at q = 1: BM25's "
+        "--q", metavar="FLOAT|auto",
+        help="q in [0, 2], installed as given (`--q 1` installs q-log at q = 1: BM25's "
         "ranking through qidf's similarity; `qidf revert` goes back to the built-in one); "
         "`auto` decides q from the index, and a decision of q = 1 changes nothing.")] = None,
     k1: K1 = "1.2",
@@ -80,13 +82,15 @@ def apply_cmd(
     allow_hidden: AllowHidden = False,
     dry_run: DryRun = False,
     queries: Annotated[str | None, typer.Option(
-        "--queries", help="With --q auto: an unlabeled sample of real queries, as `qidf "
+        "--queries", metavar="FILE",
+        help="With --q auto: an unlabeled sample of real queries, as `qidf "
         "predict --queries` reads it.")] = None,
     queries_are: QueriesAre = None,
     judgments: JudgmentsOpt = None,
     json_out: Json = False,
     file: Annotated[str | None, typer.Option(
-        "--file", "-f", help="Apply a desired-state file (qidf.toml) or a plan saved by "
+        "--file", "-f", metavar="FILE",
+        help="Apply a desired-state file (qidf.toml) or a plan saved by "
         "`qidf plan --out`, instead of one index: see `qidf plan --help`.")] = None,
 ) -> None:
     """Install the q-log similarity on an index (close, update, reopen; or --strategy clone:
@@ -148,37 +152,56 @@ def apply_cmd(
             err.print("note: --q 1 installs q-log at q = 1 (BM25's ranking through qidf's "
                       f"similarity); `qidf revert {index}` goes back to the built-in one",
                       markup=False)
-    report_change(result, json_out)
+    report_change(result, json_out, _reach(cluster, result.index, None, params.q))
 
 
 def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: str,
                 field: str | None, strategy: install.Strategy, stats: str, allow_hidden: bool,
                 dry_run: bool, queries: str | None, queries_are: QueryKind | None,
                 json_out: bool, judgments: tuple[Any, Any] | None = None) -> None:
-    """`apply --q auto`: decide, then install (q < 1) or change nothing / revert (q = 1)."""
+    """`apply --q auto`: decide, then install (q < 1) or change nothing / revert (q = 1).
+    On an index of several text fields without --field or judgments, each field is predicted
+    and the q of the field holding the most text decides (``predictors.fields.for_default``)."""
     from qidf_ctl.predictors import predict_for_index
+    from qidf_ctl.predictors.fields import for_default, predict_fields
     from qidf_ctl.stats.query_sample import query_sample
 
     sampled = query_sample(queries) if queries else None
     cluster = conn.connect()
     install.check_supported(cluster.engine, strategy)
     if judgments is not None:
-        prediction = decide_with(cluster, index, field, judgments, json_out)
+        found = [decide_with(cluster, index, field, judgments, json_out)]
     else:
         with step_status(quiet=json_out) as progress:
-            prediction = predict_for_index(cluster, index, field, queries=sampled,
+            if field is not None:
+                found = [predict_for_index(cluster, index, field, queries=sampled,
                                            query_kind=queries_are, progress=progress,
-                                           bar=bars(json_out))
+                                           bar=bars(json_out))]
+            else:
+                found = predict_fields(cluster, index, None, queries=sampled,
+                                       query_kind=queries_are, progress=progress,
+                                       bar=bars(json_out))
         suggest_judgments(json_out)
+    prediction, why = for_default(found)
     decided = QlogParams(prediction.q, params.k1, params.b, params.form)
+    record = prediction.record()
+    if len(found) > 1:
+        record["prediction"]["fields"] = {p.field: {"q": p.q, "reason": p.reason}
+                                          for p in found}
+        record["prediction"]["chosen_because"] = why
     chosen, reason = Mode.SCRIPT, ""
     if decided.q != BM25_STAYS:  # only an install needs to know the nodes
         chosen, reason = install.choose_mode(cluster, mode)
-        if not json_out and judgments is None:
+    if not json_out and judgments is None:
+        if len(found) > 1:
+            err.print(f"q auto: {why}", markup=False)
+            for p in found:
+                err.print(f"  field {p.field}: {p.reason}", markup=False)
+        elif decided.q != BM25_STAYS:
             err.print(f"q auto: {prediction.reason}", markup=False)
     interrupts.hold_when_changed()
     with step_status(quiet=json_out) as progress:
-        result = install.apply_auto(cluster, index, decided, decision=prediction.record(),
+        result = install.apply_auto(cluster, index, decided, decision=record,
                                     mode=chosen, strategy=strategy, field_name=field,
                                     dry_run=dry_run, progress=progress,
                                     allow_hidden=allow_hidden, stats=stats)
@@ -187,7 +210,8 @@ def _apply_auto(conn: ClusterOptions, index: str, params: QlogParams, *, mode: s
         err.print(f"mode: {reason}", markup=False)
         if result.stats_reason:
             err.print(f"stats: {result.stats_reason}", markup=False)
-    report_change(result, json_out)
+    wants = {p.field: p.q for p in found} if len(found) > 1 else None
+    report_change(result, json_out, _reach(cluster, result.index, wants, decided.q))
 
 
 @app.command("revert")
@@ -214,15 +238,56 @@ def revert_cmd(
     report_change(result, json_out)
 
 
-def report_change(result: install.ChangeResult, json_out: bool) -> None:
+def _reach(cluster: Any, index: str, wants: dict[str, float] | None,
+           q: float | None = None) -> dict[str, Any]:
+    """Which text fields ``index.similarity.default`` scores (those that name no similarity
+    of their own) and, after --q auto on several, the q each field would want alone."""
+    from qidf_ctl.cluster import describe_index
+    from qidf_ctl.errors import ClusterError
+    from qidf_ctl.install.state import SimilarityState
+
+    try:
+        state = SimilarityState(describe_index(cluster, index, read_status=False))
+    except ClusterError:
+        return {}
+    own = state.own_similarity_fields
+    reached = [f for f in state.text_fields if f not in own]
+    return {"fields_affected": reached, "fields_with_own_similarity": own,
+            "field_q_wanted": wants, "q": q}
+
+
+def _reach_line(reach: dict[str, Any], result: install.ChangeResult) -> str:
+    reached = reach.get("fields_affected") or []
+    if not reached or result.action != "apply" or len(reached) < 2:
+        return ""
+    verb = "would score" if result.dry_run or not result.changed else "scores"
+    line = (f"the default similarity {verb} fields {', '.join(reached)} (every text field "
+            "that names no similarity of its own)")
+    wants = reach.get("field_q_wanted") or {}
+    differ = {f: q for f, q in wants.items() if f in reached and q != reach.get("q")}
+    if differ:
+        line += ("; alone, " + ", ".join(f"{f} would want "
+                                         f"{'BM25' if q == 1 else f'q {q:g}'}"
+                                         for f, q in differ.items())
+                 + ": each field its own q at query time (`qidf search --q F=Q,...`), or on "
+                 "a new index through named similarities (`qidf render --field-q`)")
+    return line
+
+
+def report_change(result: install.ChangeResult, json_out: bool,
+                  reach: dict[str, Any] | None = None) -> None:
     """What apply, revert or recover did: warnings on stderr, the outcome and the window
-    clients were refused on stdout (or all of it as JSON)."""
+    clients were refused on stdout (or all of it as JSON); ``reach``: the text fields the
+    default similarity scores, and what each would want alone."""
     if json_out:
-        emit_json(result.as_dict())
+        emit_json({**result.as_dict(), **{k: v for k, v in (reach or {}).items() if k != "q"}})
         return
     for warning in result.warnings:
         err.print(f"warning: {warning}", markup=False)
     out.print(result.message, markup=False)
+    line = _reach_line(reach or {}, result)
+    if line:
+        out.print(line, markup=False, soft_wrap=False)
     if result.changed and result.closed_seconds:
         how = " (inside the one reopen=true call)" if result.strategy == "reopen" else ""
         out.print(f"index was closed for {result.closed_seconds:.2f}s{how} (searches and "

@@ -8,6 +8,7 @@ under its own name with its definition: no two different numbers share a name.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Annotated, Any
 
 import typer
@@ -28,7 +29,7 @@ from qidf_ctl.stats import hapax_terms, text_shape
 from qidf_ctl.stats.query_sample import QUERY_SAMPLE, query_sample
 
 Field = Annotated[str | None, typer.Option(
-    "--field", help="Text field to measure (default: every text field; predict needs one).")]
+    "--field", help="Text field to measure (default: every text field).")]
 Sample = Annotated[int | None, typer.Option(
     "--sample", min=1, help="Read N documents instead of all: the longest N/5 in full, the "
     "rest a seeded uniform sample; densities come with 95% intervals (the default above "
@@ -38,9 +39,11 @@ Seed = Annotated[int, typer.Option("--seed", min=0,
 Exact = Annotated[bool, typer.Option(
     "--exact", help="Read every document, however large the index.")]
 PredictorOpt = Annotated[str, typer.Option(
-    "--predictor", help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
+    "--predictor", metavar="NAME",
+    help=f"Predictor by name ({', '.join(sorted(predict.PREDICTORS))}).")]
 QueriesOpt = Annotated[str | None, typer.Option(
-    "--queries", help="An unlabeled sample of real queries (BEIR JSONL or qid<TAB>text, as "
+    "--queries", metavar="FILE",
+    help="An unlabeled sample of real queries (BEIR JSONL or qid<TAB>text, as "
     f"`qidf eval` reads; a seeded {QUERY_SAMPLE:,} of them): tells text searched with code "
     "from text searched with text.")]
 
@@ -101,14 +104,16 @@ def predict_cmd(
     judgments: JudgmentsOpt = None,
     json_out: Json = False,
 ) -> None:
-    """Predict q for an index from its own statistics, without relevance labels; or, with
-    --judgments, decide it from your judged queries as `apply --q auto --judgments` would
-    (nothing changes).
+    """Predict q for an index from its own statistics, without relevance labels: for each
+    text field (one table), or for the one --field names. With --judgments, q is decided
+    from your judged queries as `apply --q auto --judgments` would (nothing changes).
 
-    Example: qidf predict code-search --field text --queries queries.jsonl
+    Example: qidf predict code-search --queries queries.jsonl
 
     Example: qidf predict code-search --judgments judgments/code
     """
+    from qidf_ctl.predictors.fields import for_default, predict_fields
+
     if judgments:
         return _predict_judged(conn, index, field, judgments, json_out,
                                queries=queries, queries_are=queries_are)
@@ -116,33 +121,99 @@ def predict_cmd(
     sampled = query_sample(queries, seed=seed) if queries else None
     cluster = conn.connect()
     warn_if_interrupted(cluster, index, json_out)
-    result = predict.predict_for_index(cluster, index, field, sample, seed=seed, exact=exact,
-                                       predictor=predictor, queries=sampled,
-                                       query_kind=queries_are, bar=bars(json_out))
+    options: dict[str, Any] = {"seed": seed, "exact": exact, "predictor": predictor,
+                               "queries": sampled, "query_kind": queries_are,
+                               "bar": bars(json_out)}
+    if field is not None:
+        found = [predict.predict_for_index(cluster, index, field, sample, **options)]
+    else:
+        found = predict_fields(cluster, index, None, sample, **options)
     warning = advice_for(cluster, index)
+    chosen, why = for_default(found)
     if json_out:
-        emit_json({**result.as_dict(), "sharding_warning": warning})
+        if len(found) == 1:
+            emit_json({**found[0].as_dict(), "sharding_warning": warning})
+        else:
+            emit_json({"index": chosen.index, "fields": [p.as_dict() for p in found],
+                       "default": {"field": chosen.field, "q": chosen.q, "reason": why},
+                       "sharding_warning": warning})
         return
     if warning:
-        err.print(f"warning: {warning}", markup=False)
+        err.print(f"warning: {warning}", markup=False, soft_wrap=False)
     suggest_judgments(json_out)
-    s = result.statistics
-    out.print(f"q = {result.q:.2f}   {result.reason}", markup=False)
-    out.print(f"predictor {result.predictor}: {result.formula}, clipped to "
-              f"[{predict.Q_MIN}, {predict.Q_MAX:g}] (field {result.field}, "
-              f"{_n(s['documents'])} documents, {s['mode']})", markup=False)
-    for key, e in result.evidence.items():
-        ci = f" (95% interval {e['interval'][0]:.3f}-{e['interval'][1]:.3f})" \
-            if e.get("interval") else ""
-        value = "n/a" if e["value"] is None else f"{e['value']:.4f}"
-        out.print(f"  {e['name']} = {value}{ci}  [{key}: {e['definition']}]", markup=False)
-    if result.ambiguous:
-        out.print("the evidence is ambiguous: BM25 is kept (q = 1)", markup=False)
-    if result.q < predict.Q_MAX:
-        out.print(f"to use it: qidf apply {result.index} --q {result.q:.2f}", markup=False)
+    if len(found) == 1:
+        _print_prediction(found[0])
     else:
-        out.print("BM25 stays: nothing to install (`qidf apply --q auto` leaves an index qidf "
-                  "never changed as it is, and reverts one it changed)", markup=False)
+        _print_fields(found, chosen, why)
+
+
+def _share(key: str, value: float) -> str:
+    """Shares as percentages (as the reasons write them), other numbers as they are."""
+    if key.startswith("code_like") or key in stats.DENSITIES:
+        return f"{value:.1%}"
+    return f"{value:.4g}"
+
+
+def _say(text: str, indent: int = 0) -> None:
+    """A line wrapped to the terminal (80 columns when not one), its continuation lines
+    indented two more."""
+    pad = " " * indent
+    out.print(textwrap.fill(text, width=max(out.width - 1, 40), initial_indent=pad,
+                            subsequent_indent=pad + "  ", break_on_hyphens=False),
+              markup=False, soft_wrap=True)
+
+
+def _print_prediction(result: predict.Prediction) -> None:
+    """One field's q, why, the evidence (shares as percentages), the rule: short lines."""
+    s = result.statistics
+    _say(f"{result.index}, field {result.field}: q = {result.q:.2f} (predictor "
+         f"{result.predictor}; {_n(s['documents'])} documents, {s['mode']})")
+    _say(f"why: {result.reason}")
+    if result.evidence:
+        _say("evidence:")
+    definitions: dict[str, list[str]] = {}
+    for key, e in result.evidence.items():
+        value = "n/a" if e["value"] is None else _share(key, e["value"])
+        low_high = e.get("interval")
+        ci = (f" (95% interval {_share(key, low_high[0])} to {_share(key, low_high[1])})"
+              if low_high else "")
+        _say(f"{e['name']}: {value}{ci}", 2)
+        definitions.setdefault(e["definition"], []).append(key)
+    for definition, keys in definitions.items():
+        _say(f"{', '.join(keys)}: {definition}", 4)
+    if result.queries is not None and not any("quer" in k for k in result.evidence):
+        _say(f"note: the query sample ({result.queries.get('source')}) was read but did not "
+             "decide: the field's own documents did")
+    if result.ambiguous:
+        _say("the evidence is ambiguous: BM25 is kept (q = 1)")
+    _say(f"rule: {result.formula}, clipped to [{predict.Q_MIN}, {predict.Q_MAX:g}]")
+    if result.q < predict.Q_MAX:
+        _say(f"to use it: qidf apply {result.index} --q {result.q:.2f}")
+    else:
+        _say("BM25 stays: nothing to install (`qidf apply --q auto` leaves an index qidf "
+             "never changed as it is, and reverts one it changed)")
+
+
+def _print_fields(found: list[predict.Prediction], chosen: predict.Prediction, why: str) -> None:
+    """Several text fields: one row each, then what one q for the index means."""
+    index = chosen.index
+    table = Table(title=f"{index}: q for each text field (predictor {chosen.predictor})",
+                  title_justify="left", show_lines=False)
+    table.add_column("field", no_wrap=True)
+    table.add_column("q", justify="right", no_wrap=True)
+    table.add_column("documents", justify="right", no_wrap=True)
+    table.add_column("why", ratio=1)
+    for p in found:
+        table.add_row(p.field, f"{p.q:.2f}", _n(p.statistics["documents"]), p.reason)
+    out.print(table)
+    _say(f"one q for the index (index.similarity.default, every field that names no "
+         f"similarity of its own): {why}: `qidf apply {index} --q auto` installs "
+         f"q {chosen.q:g}.")
+    _say(f"each field its own q: at query time, `qidf search {index} TEXT --q auto` (or "
+         f"--q {','.join(f'{p.field}={p.q:g}' for p in found)}); on a new index, named "
+         "similarities per field (`qidf render --field-q ...`; an existing field's "
+         "similarity is fixed when the index is created). `--field F` shows one field's "
+         "evidence.")
 
 
 def _predict_judged(conn: ClusterOptions, index: str, field: str | None, judgments: str,
@@ -184,6 +255,8 @@ def _print_stats(result: stats.IndexStats) -> None:
               f"away): {how}, "
               f"{result.seconds:.1f}s", markup=False)
     chosen = predict.describe()
+    if len(result.fields) > 1:
+        out.print(_fields_table(result))
     for f in result.fields:
         out.print(f"\nfield {f.field}" + (
             f" ({f.take_all:,} longest documents read in full, the rest sampled uniformly; "
@@ -217,6 +290,25 @@ def _print_stats(result: stats.IndexStats) -> None:
             err.print(f"warning: {warning}", markup=False)
     out.print(f"{result.df_counts}. Default predictor {chosen['name']}: {chosen['formula']}.",
               markup=False)
+
+
+def _fields_table(result: stats.IndexStats) -> Table:
+    """Several text fields side by side: size, the share of df = 1 token occurrences and
+    of documents that look like code (what the predictors read first); each field's full
+    tables follow."""
+    table = Table(title="text fields side by side (each field's tables below)",
+                  title_justify="left")
+    for col in ("field", "N", "vocabulary", "tokens", "avg length", "df = 1 tokens",
+                "code-like documents"):
+        table.add_column(col, justify="left" if col == "field" else "right")
+    for f in result.fields:
+        hapax = f.densities.get("tokens", math.nan)
+        code = f.source_shape.code_like_share if f.source_shape else math.nan
+        table.add_row(f.field, _n(f.documents), _n(f.vocabulary), _n(f.total_tokens),
+                      _n(f.avg_field_length),
+                      "" if math.isnan(hapax) else f"{hapax:.1%}",
+                      "" if math.isnan(code) else f"{code:.1%}")
+    return table
 
 
 def _estimated(f: stats.FieldStats, key: str) -> bool:

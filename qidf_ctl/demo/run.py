@@ -19,12 +19,19 @@ from qidf_ctl.demo.corpus import shipped_corpus
 from qidf_ctl.evaluation import RetrievalTask, code_to_doc, files, indexing, load_pairs, runs
 from qidf_ctl.evaluation.evaluate import analyze_queries
 from qidf_ctl.evaluation.metrics import evaluate
+from qidf_ctl.evaluation.recommend import recommend
+from qidf_ctl.evaluation.score import score_run
+from qidf_ctl.evaluation.sweep import MEASURE
 from qidf_ctl.predictors import predict_for_index
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.similarity import Mode, QlogParams
 from qidf_ctl.stats.query_sample import from_texts
 
 DEMO_INDEX = "qidf-demo-go"
+# The q the demo measures, and the grid of the `qidf sweep` it prints next (with 1): the
+# same points, so that the sweep's recommendation is the one the demo printed.
+GRID = (0.05, 0.1, 0.3, 0.5, 0.7)
+AUTO = "--q auto"
 QUERIES_FILE = "queries.jsonl"
 QRELS_FILE = "qrels.trec"
 
@@ -47,6 +54,8 @@ class DemoResult:
     example: dict[str, Any] = field(default_factory=dict)
     predicted_q: float | None = None  # the default predictor's q for this index
     predicted_reason: str = ""
+    recommended_q: float | None = None  # what `qidf sweep` recommends with the judgements
+    recommended_reason: str = ""
     mode: str = Mode.SCRIPT.value  # how q-log was installed: Painless or the native plugin
     queries_file: str | None = None  # the demo's queries and judgements, for eval and sweep
     qrels_file: str | None = None
@@ -82,7 +91,7 @@ def write_task_files(task: RetrievalTask, folder: str | Path) -> tuple[Path, Pat
 def run_demo(
     cluster: Cluster,
     *,
-    qs: tuple[float, ...] = (0.7, 0.3, 0.05),
+    qs: tuple[float, ...] = GRID,
     max_queries: int = 500,
     index: str = DEMO_INDEX,
     mode: Mode = Mode.SCRIPT,
@@ -91,8 +100,10 @@ def run_demo(
     files_dir: str | Path | None = None,
 ) -> DemoResult:
     """Index the shipped Go corpus, search it with BM25 and q-log at ``qs`` and at the
-    predicted q; with ``files_dir``, first write the queries and judgements there (so that
-    ``qidf predict --queries``, ``eval`` and ``sweep`` can run on the demo)."""
+    predicted q, and recommend a q from the judgements as ``qidf sweep`` does (the same
+    points, the same reference, ``--q auto``); with ``files_dir``, first write the queries
+    and judgements there (so that ``qidf predict --queries``, ``eval`` and ``sweep`` can
+    run on the demo)."""
     task = load_task(max_queries)
     written = write_task_files(task, files_dir) if files_dir is not None else None
     indexing.ensure_index(cluster, index, task.corpus, progress=progress, bar=bar)
@@ -111,6 +122,7 @@ def run_demo(
     result.predicted_q = prediction.q
     result.predicted_reason = prediction.reason
     all_runs: dict[str, runs.Run] = {}
+    per_query: dict[float, dict[str, float]] = {}
     settings: list[tuple[str, float | None]] = [("BM25 (built-in)", None)]
     settings += [(f"q-log q={q:g}", q) for q in sorted({*qs, prediction.q}, reverse=True)
                  if q < 1]
@@ -126,11 +138,14 @@ def run_demo(
             run = runs.search_run(cluster, index, indexing.FIELD, terms)
             scores = evaluate(run, task.qrels).mean
             all_runs[label] = run
+            per_query[1.0 if q is None else q] = score_run(run, task.qrels).of(MEASURE)
             result.rows.append(DemoRow(label, q, scores["nDCG@10"], scores["RR@10"],
                                        scores["R@100"]))
     finally:
         install.revert(cluster, index)
     result.example = _best_example(task, all_runs, result.rows)
+    judged = recommend(per_query, prediction.q, AUTO)
+    result.recommended_q, result.recommended_reason = judged.q, judged.reason
     return result
 
 

@@ -22,13 +22,15 @@ def _same(a: Any, b: Any) -> bool:
     return norm(a) == norm(b)
 
 
-def settings_diff(current: dict[str, Any], target: dict[str, Any]) -> list[dict[str, Any]]:
-    """Changed, added and removed ``index.similarity.default.*`` keys, sorted."""
+def settings_diff(current: dict[str, Any], target: dict[str, Any],
+                  prefix: str = SETTING_PREFIX) -> list[dict[str, Any]]:
+    """Changed, added and removed ``index.similarity.default.*`` keys (or under another
+    ``prefix``), sorted."""
     rows = []
     for key in sorted(set(current) | set(target)):
         before, after = current.get(key), target.get(key)
         if not _same(before, after):
-            rows.append({"key": SETTING_PREFIX + key, "before": before, "after": after})
+            rows.append({"key": prefix + key, "before": before, "after": after})
     return rows
 
 

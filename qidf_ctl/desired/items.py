@@ -10,17 +10,21 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from qidf_ctl import __version__
+from qidf_ctl.desired.kinds import (  # noqa: F401  (re-exported: the plan's words)
+    CREATE,
+    DATA_STREAM,
+    INDEX,
+    NONE,
+    PLAN_FORMAT,
+    REVERT,
+    ROLLOVER,
+    UPDATE,
+)
 from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import UsageError
 from qidf_ctl.install import SimilarityState
 from qidf_ctl.install.pipeline import SETTING as SEARCH_PIPELINE
 from qidf_ctl.similarity import QlogParams
-
-INDEX = "index"
-DATA_STREAM = "data_stream"
-NONE, UPDATE, CREATE, ROLLOVER = "none", "update", "create", "rollover"
-REVERT = "revert"  # an index back to the similarity it had before qidf (auto decided q = 1)
-PLAN_FORMAT = "qidf-plan/1"
 
 
 def fingerprint(data: Any) -> str:
@@ -115,13 +119,6 @@ class Plan:
                 "measured": self.measured, "profiles": self.profiles,
                 "clusters": self.clusters, "notes": self.notes, "summary": self.summary(),
                 "items": [i.as_dict() for i in self.items]}
-
-    @classmethod
-    def from_dict(cls, data: Any, source: str = "the saved plan") -> Plan:
-        """A plan from the JSON ``as_dict`` wrote, checked strictly (``desired.saved``)."""
-        from qidf_ctl.desired.saved import plan_from_dict  # saved builds on this module
-
-        return plan_from_dict(data, source)
 
 
 def index_fingerprint(state: SimilarityState) -> str:

@@ -16,7 +16,7 @@ from qidf_ctl.cluster.profile_file import parse_profiles
 from qidf_ctl.desired import spec
 from qidf_ctl.desired.model import DesiredState, Profile, Similarity, Target
 from qidf_ctl.errors import NotFoundError, UsageError
-from qidf_ctl.formula import InvalidParameter
+from qidf_ctl.formula import InvalidParameter, validate_q
 from qidf_ctl.textfile import shown
 
 if sys.version_info >= (3, 11):
@@ -65,12 +65,21 @@ class _Reader:
             "boolean": isinstance(raw, bool),
             "q": (isinstance(raw, int | float) and not isinstance(raw, bool))
             or (isinstance(raw, str) and raw.strip().lower() == "auto"),
+            "fields": isinstance(raw, dict) and bool(raw) and all(
+                isinstance(k, str) and k and isinstance(v, int | float)
+                and not isinstance(v, bool) for k, v in raw.items()),
         }.get(kind, False)
         if not ok:
             kind_text = key.type_name.replace("`", "").replace(" \\| ", " or ")  # markdown
             raise self.fail(where, f"{key.name} must be a {kind_text}, got {shown(raw)}")
         if kind == "number" and not math.isfinite(raw):
             raise self.fail(where, f"{key.name} must be finite, got {shown(raw)}")
+        if kind == "fields":
+            for name, q in raw.items():
+                try:
+                    validate_q(q)
+                except InvalidParameter as exc:
+                    raise self.fail(where, f"fields.{name}: {exc}") from None
         if key.choices and raw not in key.choices:
             raise self.fail(where, f"{key.name} must be one of {', '.join(key.choices)}, "
                             f"got {shown(raw)}")
@@ -182,7 +191,8 @@ def _similarity(reader: _Reader, where: str, kind: str, values: dict[str, Any]) 
         form=values.get("form", "lucene"), mode=values.get("mode", "auto"),
         strategy=values.get("strategy", "close"), field=values.get("field"),
         sample=values.get("sample"), queries_are=values.get("queries_are"),
-        stats=values.get("stats", "auto"), judgments=judgments)
+        stats=values.get("stats", "auto"), judgments=judgments,
+        fields=tuple((k, float(v)) for k, v in (values.get("fields") or {}).items()))
     try:
         similarity.params(1.0 if auto else None)
     except InvalidParameter as exc:

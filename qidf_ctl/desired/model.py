@@ -10,6 +10,7 @@ from typing import Any
 
 from qidf_ctl.cluster.profiles import Profile
 from qidf_ctl.similarity import QlogParams
+from qidf_ctl.similarity.params import form_note
 
 COMMAND_LINE = "(command line)"  # the cluster of targets that name no profile
 
@@ -32,6 +33,11 @@ class Similarity:
     queries_are: str | None = None  # auto: "code" or "text", stated in the file
     stats: str = "auto"
     judgments: str | None = None  # auto: the judged queries that decide (a path or ubi:)
+    fields: tuple[tuple[str, float], ...] = ()  # templates: a q of their own for these fields
+
+    @property
+    def field_qs(self) -> dict[str, float]:
+        return dict(self.fields)
 
     @property
     def auto(self) -> bool:
@@ -50,11 +56,14 @@ class Similarity:
             q += f" queries_are={self.queries_are}"
         if self.judgments:
             q += f" judgments={self.judgments}"
-        return (f"q={q} form={self.form} k1={self.k1:g} b={self.b:g} mode={self.mode} "
-                f"stats={self.stats}")
+        own = "".join(f" {f}={v:g}" for f, v in self.fields)
+        return (f"q={q} k1={self.k1:g} b={self.b:g}{form_note(self.form)} mode={self.mode} "
+                f"stats={self.stats}" + (f" fields:{own}" if own else ""))
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        found = {k: v for k, v in asdict(self).items() if v is not None}
+        found["fields"] = self.field_qs or None
+        return {k: v for k, v in found.items() if v is not None}
 
 
 @dataclass(frozen=True)

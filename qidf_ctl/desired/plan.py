@@ -33,7 +33,7 @@ from qidf_ctl.desired.items import (
 )
 from qidf_ctl.desired.model import DesiredState, Similarity, Target
 from qidf_ctl.desired.statistics import add_stats
-from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
+from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE, NAMED
 from qidf_ctl.errors import ClusterError, ConflictError, NotFoundError, UsageError
 from qidf_ctl.install.auto import BM25_STAYS, untouched
 from qidf_ctl.install.record import installed_record
@@ -233,7 +233,9 @@ class _Planner:
         params = target.similarity.params()
         wanted = flatten(similarity_value(params, mode, legacy))
         current = templates.get_template(cluster, kind, target.name)
-        record = render.template_record(params, mode, legacy)
+        fields = target.similarity.field_qs
+        named, properties = render.field_similarities(fields, params, mode, legacy)
+        record = render.template_record(params, mode, legacy, fields=fields)
         after = Installed("qlog", mode, params, legacy).describe()
         item = PlanItem(cluster=target.cluster, kind=kind, name=target.name,
                         target=target.label, action=NONE, strategy="none", mode=mode.value,
@@ -247,24 +249,35 @@ class _Planner:
             item.action, item.reason = CREATE, "does not exist"
             item.body = (render.index_template(params, mode, legacy, list(target.patterns),
                                                priority=target.priority,
-                                               data_stream=target.data_stream)
+                                               data_stream=target.data_stream, fields=fields)
                          if kind == INDEX_TEMPLATE else
-                         render.component_template(params, mode, legacy))
-            item.settings_diff = settings_diff({}, wanted)
+                         render.component_template(params, mode, legacy, fields=fields))
+            item.settings_diff = settings_diff({}, wanted) + settings_diff(
+                {}, flatten(named), NAMED)
             item.meta_diff = meta_diff(None, record)
         else:
             have_flat = templates.similarity_flat(current)
             have = parse(unflatten(have_flat) or None)
             item.before = have.describe()
-            if not same_settings(have_flat, wanted):
+            have_named = templates.named_flat(current)
+            fields_drift = templates.fields_drift(current, fields, named)
+            if not same_settings(have_flat, wanted) or fields_drift:
                 item.action = UPDATE
-                item.reason = drift_reason(have, params, mode)
-                item.body = templates.with_similarity(current, wanted, record)
-                item.settings_diff = settings_diff(have_flat, wanted)
+                item.reason = (drift_reason(have, params, mode)
+                               if not same_settings(have_flat, wanted) else
+                               "per-field similarities differ: " + ", ".join(fields_drift))
+                item.body = templates.with_fields(
+                    templates.with_similarity(current, wanted, record), named, properties)
+                item.settings_diff = (settings_diff(have_flat, wanted)
+                                      + settings_diff(have_named, flatten(named), NAMED))
                 item.meta_diff = meta_diff(templates.record(current), record)
         if item.changes:
             item.notes.append("no close: indices created from it from now on get the "
                               "similarity at creation")
+        if fields:
+            item.notes.append(f"fields {', '.join(fields)} get their own q in indices created "
+                              "from now on; existing indices keep their fields' similarity "
+                              "(the engine fixes it at creation)")
         self.items.append(item)
         self._reach(target, cluster, kind, current, item)
 
@@ -335,7 +348,7 @@ class _Planner:
             self._refuse_data_stream(cluster, target)
             self.index(target, target.name)
         elif target.kind == "alias":
-            for index in alias_indices(cluster, target.name):
+            for index in templates.alias_indices(cluster, target.name):
                 self.index(target, index)
         else:
             found = templates.match(cluster, [target.name])
@@ -357,17 +370,6 @@ class _Planner:
                 f"{target.label}: {target.name!r} is a data stream: manage it through its "
                 f"index template (template = \"{owner}\") so that its next backing index "
                 "gets the similarity")
-
-
-def alias_indices(cluster: Cluster, alias: str) -> list[str]:
-    try:
-        found = cluster.request("GET", f"/_alias/{segment(alias)}")
-    except ClusterError as exc:
-        if exc.status == 404:
-            raise NotFoundError(f"alias {alias!r} not found: check the name with GET "
-                                "_cat/aliases") from None
-        raise
-    return sorted(found)
 
 
 def make_plan(state: DesiredState, conns: Connections, *, measure: bool = True,

@@ -18,20 +18,9 @@ from typing import Any
 from qidf_ctl import textfile
 from qidf_ctl.cluster import check_name
 from qidf_ctl.cluster.profiles import KEYS
-from qidf_ctl.desired.items import (
-    CREATE,
-    DATA_STREAM,
-    INDEX,
-    NONE,
-    PLAN_FORMAT,
-    REVERT,
-    ROLLOVER,
-    UPDATE,
-    Plan,
-    PlanItem,
-)
+from qidf_ctl.desired.items import Plan, PlanItem
+from qidf_ctl.desired.kinds import ACTIONS, DATA_STREAM, INDEX, KINDS, NONE, PLAN_FORMAT, REVERT
 from qidf_ctl.desired.model import Profile
-from qidf_ctl.desired.templates import COMPONENT_TEMPLATE, INDEX_TEMPLATE
 from qidf_ctl.errors import UsageError
 from qidf_ctl.formula import InvalidParameter
 from qidf_ctl.similarity import Mode, QlogParams
@@ -39,8 +28,6 @@ from qidf_ctl.textfile import kind_of, shown
 
 Check = Callable[[Any], str | None]  # None when the value fits, else what was expected
 
-KINDS = (INDEX, INDEX_TEMPLATE, COMPONENT_TEMPLATE, DATA_STREAM)
-ACTIONS = (NONE, UPDATE, CREATE, ROLLOVER, REVERT)
 INDEX_STRATEGIES = ("close", "clone", "reopen")
 STRATEGIES = (*INDEX_STRATEGIES, "none")
 SCOPES = ("", "index", "shard")

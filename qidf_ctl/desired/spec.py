@@ -40,7 +40,8 @@ class Key:
     def type_name(self) -> str:
         if self.choices:
             return " \\| ".join(f'`"{c}"`' for c in self.choices)
-        return {"strings": "list of strings", "q": 'number or `"auto"`'}.get(self.kind, self.kind)
+        return {"strings": "list of strings", "q": 'number or `"auto"`',
+                "fields": "table of field = q"}.get(self.kind, self.kind)
 
     @property
     def default_text(self) -> str:
@@ -120,6 +121,12 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
         only_for=("template",)),
     Key("data_stream", "boolean", "Create the index template for data streams.", False,
         only_for=("template",)),
+    Key("fields", "fields", "A q of their own for some text fields of the indices the "
+        "template creates, e.g. `{ code = 0.3, doc = 1 }`: each gets a named similarity "
+        "(`qidf_FIELD`; q 1 names the built-in `BM25`) and the template's mapping names it; "
+        "the other fields keep `q`. The engine fixes a field's similarity when the index is "
+        "created: existing indices keep theirs (`existing` brings them `q` only).",
+        only_for=TEMPLATE_KINDS),
 )
 
 SELECTOR_KEYS: tuple[Key, ...] = (

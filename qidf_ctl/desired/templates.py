@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, segment
-from qidf_ctl.errors import ClusterError
-from qidf_ctl.similarity import SETTING_PREFIX, flatten, unflatten
+from qidf_ctl.desired.render import field_similarity_name
+from qidf_ctl.errors import ClusterError, NotFoundError
+from qidf_ctl.similarity import SETTING_PREFIX, flatten, same_settings, unflatten
 
 INDEX_TEMPLATE = "index_template"
 COMPONENT_TEMPLATE = "component_template"
@@ -55,6 +56,67 @@ def similarity_flat(body: dict[str, Any]) -> dict[str, Any]:
     """``index.similarity.default.*`` of the template, keys relative to that prefix."""
     return {k[len(SETTING_PREFIX):]: v for k, v in settings_flat(body).items()
             if k.startswith(SETTING_PREFIX)}
+
+
+NAMED = "index.similarity."  # where a field's own similarity is named
+NAMED_PREFIX = NAMED + "qidf_"  # the similarities qidf writes for a field of its own q
+
+
+def named_flat(body: dict[str, Any]) -> dict[str, Any]:
+    """The template's ``index.similarity.qidf_*`` settings (the per-field ones qidf writes),
+    keys relative to ``index.similarity.``."""
+    cut = len("index.similarity.")
+    return {k[cut:]: v for k, v in settings_flat(body).items() if k.startswith(NAMED_PREFIX)}
+
+
+def _properties(body: dict[str, Any]) -> dict[str, Any]:
+    return ((body.get("template") or {}).get("mappings") or {}).get("properties") or {}
+
+
+def field_similarity_names(body: dict[str, Any], fields: list[str]) -> dict[str, str | None]:
+    """The similarity the template's mapping names for each of ``fields`` (dotted paths
+    through object fields), None where it names none."""
+    found: dict[str, str | None] = {}
+    for name in fields:
+        node: Any = {"properties": _properties(body)}
+        for part in name.split("."):
+            node = ((node or {}).get("properties") or {}).get(part)
+        found[name] = node.get("similarity") if isinstance(node, dict) else None
+    return found
+
+
+def fields_drift(body: dict[str, Any], fields: dict[str, float],
+                 named: dict[str, Any]) -> list[str]:
+    """The fields of ``fields`` whose similarity in the template is not the one wanted:
+    the mapping names another, or qidf's named similarities differ from ``named``."""
+    names = field_similarity_names(body, list(fields))
+    if not same_settings(named_flat(body), flatten(named)):
+        return sorted(fields) or sorted(k.split(".")[0] for k in named_flat(body))
+    return [f for f, q in fields.items() if names[f] != field_similarity_name(f, q)]
+
+
+def with_fields(body: dict[str, Any], named: dict[str, Any],
+                properties: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with qidf's per-field similarities replaced by ``named`` and the mapping's
+    fields naming them (each field's other parameters, its analyzer, kept)."""
+    new = copy.deepcopy(body)
+    template = new.setdefault("template", {})
+    flat = {k: v for k, v in settings_flat(body).items() if not k.startswith(NAMED_PREFIX)}
+    flat.update(flatten({"index": {"similarity": named}}))
+    template["settings"] = unflatten(flat)
+    mappings = template.setdefault("mappings", {})
+    _merge_fields(mappings.setdefault("properties", {}), properties)
+    return new
+
+
+def _merge_fields(into: dict[str, Any], more: dict[str, Any]) -> None:
+    for name, spec in more.items():
+        have = into.setdefault(name, {})
+        for key, value in spec.items():
+            if key == "properties":
+                _merge_fields(have.setdefault("properties", {}), value)
+            elif key == "similarity" or key not in have:
+                have[key] = value
 
 
 def record(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -141,3 +203,15 @@ def simulate(cluster: Cluster, index_name: str) -> tuple[dict[str, Any], list[st
            if k.startswith(SETTING_PREFIX)}
     overlapping = [str(o.get("name")) for o in found.get("overlapping") or []]
     return sim, overlapping
+
+
+def alias_indices(cluster: Cluster, alias: str) -> list[str]:
+    """The indices an alias points at (a plan reaches each of them)."""
+    try:
+        found = cluster.request("GET", f"/_alias/{segment(alias)}")
+    except ClusterError as exc:
+        if exc.status == 404:
+            raise NotFoundError(f"alias {alias!r} not found: check the name with GET "
+                                "_cat/aliases") from None
+        raise
+    return sorted(found)

@@ -23,8 +23,26 @@ def require(path: str | Path | None = None) -> None:
                          f"writes ({', '.join(sorted(formats))}): use e.g. .png or .svg")
 
 
+def marks(result: SweepResult) -> list[tuple[str, float, float]]:
+    """(label, q, NDCG@10) of the points the plot marks: the oracle (best on these queries),
+    the recommended q and the reference it started from (``--q auto``'s q, or the one
+    given), each once; a q that is several of them gets one mark naming them all."""
+    at = {p.q: p.ndcg10 for p in result.points}
+    names: dict[float, list[str]] = {result.oracle_q: ["oracle"]}
+    rec = result.recommendation
+    if rec is not None:
+        names.setdefault(rec.q, []).append("recommended")
+        if rec.reference_q in at:
+            names.setdefault(rec.reference_q, []).append(rec.reference)
+    return [(" = ".join(n), q, at.get(q, result.oracle_ndcg10)) for q, n in names.items()]
+
+
+STYLES = [("red", "o"), ("green", "s"), ("purple", "^")]
+
+
 def plot(result: SweepResult, path: str | Path, title: str | None = None) -> Path:
-    """The NDCG@10 curve over q as a PNG, with the baseline and the oracle marked."""
+    """The NDCG@10 curve over q as a PNG, with the baseline, the oracle, the recommended q
+    and the ``--q auto`` q marked."""
     try:
         import matplotlib
     except ImportError:
@@ -39,8 +57,9 @@ def plot(result: SweepResult, path: str | Path, title: str | None = None) -> Pat
     ax.plot(qs, ys, marker="o", ms=3, label="q-log BM25")
     ax.axhline(result.baseline_ndcg10, color="grey", ls="--",
                label=f"baseline ({result.baseline_ndcg10:.4f})")
-    ax.scatter([result.oracle_q], [result.oracle_ndcg10], color="red", zorder=3,
-               label=f"oracle q = {result.oracle_q:g} ({result.oracle_ndcg10:.4f})")
+    for (name, q, y), (color, marker) in zip(marks(result), STYLES, strict=False):
+        ax.scatter([q], [y], color=color, marker=marker, s=60 - 12 * STYLES.index(
+            (color, marker)), zorder=3, label=f"{name}: q = {q:g} ({y:.4f})")
     ax.set_xlabel("q")
     ax.set_ylabel("NDCG@10")
     ax.set_title(title or f"{result.index}: {result.queries} queries")

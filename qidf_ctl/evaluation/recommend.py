@@ -91,30 +91,51 @@ class Recommendation:
     doubt: float = 0.0  # share of resamples in which tested_q does not beat the reference
 
 
+BM25_Q = 1.0
+
+
+def _where(q: float, reference: str, reference_q: float) -> str:
+    """How a q reads in a sentence: BM25 for 1, and where the reference came from."""
+    name = "BM25 (q = 1)" if q == BM25_Q else f"q {q:g}"
+    return f"{name}, {reference}" if q == reference_q and q != BM25_Q else name
+
+
 def recommend(per_query: Mapping[float, Mapping[str, float]], reference_q: float,
               reference: str) -> Recommendation:
     """The bootstrap-guarded choice over a sweep's per-query NDCG@10 (q -> query id -> score;
-    a query missing under a q scored 0), with a one-line reason."""
+    a query missing under a q scored 0), with a one-sentence reason.
+
+    One rule on top of the guard: where BM25 (q = 1) has the best mean, BM25 stays, whatever
+    the reference. The guard keeps the reference when a move is not beyond noise; but a
+    reference below 1 is itself a change (a close, a script on every search), and the
+    judgements do not support it when BM25 measured best."""
     qids = sorted({qid for scores in per_query.values() for qid in scores})
     aligned = {q: [scores.get(qid, 0.0) for qid in qids] for q, scores in per_query.items()}
     chosen, best, d = bootstrap_choice(aligned, reference_q)
+    if best == BM25_Q:
+        chosen = BM25_Q
     mean = {q: sum(v) / len(v) for q, v in aligned.items()}
     wins, losses = _tally(aligned[best], aligned[reference_q])
     p = sign_test(wins, losses)
     n = len(qids)
-    if best == reference_q:
-        reason = (f"q {reference_q:g} ({reference}): the best mean on the {n} queries "
-                  f"({mean[best]:.4f})")
-    elif chosen == reference_q:
-        reason = (f"q {reference_q:g} ({reference}): the best mean q {best:g} ({mean[best]:.4f} "
-                  f"against {mean[reference_q]:.4f} on the {n} queries) fails to beat it in "
-                  f"{d:.0%} of {RESAMPLES:,} resamples (more than {DOUBT:.0%}): not beyond "
-                  "noise")
+    ref = _where(reference_q, reference, reference_q)
+    if chosen == BM25_Q:
+        verb = "BM25 stays (q = 1)"
     else:
-        reason = (f"q {chosen:g}: the best mean on the {n} queries ({mean[best]:.4f} against "
-                  f"{mean[reference_q]:.4f} at q {reference_q:g}, {reference}), beating it in "
-                  f"{1 - d:.0%} of {RESAMPLES:,} resamples (better on {wins} queries, worse "
-                  f"on {losses})")
+        verb = f"install q {chosen:g}" + (f" ({reference})" if chosen == reference_q else "")
+    if best == chosen == reference_q:
+        reason = f"{verb}: it has the best NDCG@10 on these {n} queries ({mean[best]:.4f})"
+    elif best == chosen:
+        reason = (f"{verb}: it has the best NDCG@10 on these {n} queries ({mean[best]:.4f}, "
+                  f"against {mean[reference_q]:.4f} at {ref})")
+        if best != BM25_Q or d <= DOUBT:
+            reason += (f", ahead in {1 - d:.0%} of {RESAMPLES:,} bootstrap resamples of the "
+                       f"queries (better on {wins} queries, worse on {losses})")
+    else:
+        reason = (f"{verb}: {_where(best, reference, reference_q)} scored higher on these "
+                  f"{n} queries ({mean[best]:.4f} against {mean[reference_q]:.4f}) but not "
+                  f"clearly: it is not ahead in {d:.0%} of {RESAMPLES:,} bootstrap resamples "
+                  f"(more than {DOUBT:.0%})")
     return Recommendation(chosen, reference_q, reference, best, wins, losses, p, reason, d)
 
 

@@ -77,4 +77,16 @@ def choose_mode(cluster: Cluster, requested: str) -> tuple[Mode, str]:
             f"plugin {PLUGIN_NAME} is missing on {where}: install it on every data node "
             "(locally: qidf plugin install) or use --mode script"
         )
-    return Mode.SCRIPT, f"Painless scripted similarity ({PLUGIN_NAME} is not on every data node)"
+    return Mode.SCRIPT, script_reason(found)
+
+
+def script_reason(found: PluginPresence) -> str:
+    """Why ``auto`` chose Painless, as information: Painless is the path that needs nothing
+    on the nodes; the plugin is the optional, faster one (a partial install is named, since
+    an index would fail on the nodes without it)."""
+    if found.data_nodes and len(found.missing_on) < len(found.data_nodes):
+        have = len(found.data_nodes) - len(found.missing_on)
+        return (f"Painless scripted similarity: the {PLUGIN_NAME} plugin is on {have} of "
+                f"{len(found.data_nodes)} data nodes, and is chosen once it is on all of them")
+    return ("Painless scripted similarity, which needs nothing installed on the nodes (the "
+            f"optional {PLUGIN_NAME} plugin, faster, is chosen where every data node has it)")

@@ -1,11 +1,17 @@
 """``--q auto`` for query time: the default predictor's q from the index's own statistics (no
-labels), and one line saying what to do when a search-only user may not read them."""
+labels), for one field or each of several, and one line saying what to do when a
+search-only user may not read them."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import ClusterError
 from qidf_ctl.stats.query_sample import QuerySample
+
+REFUSED = ("--q auto reads the index's statistics, which these credentials may not ({}): "
+           "pass --q with a number (an admin's `qidf predict` gives one)")
 
 
 def predicted_q(cluster: Cluster, index: str, field: str,
@@ -19,7 +25,21 @@ def predicted_q(cluster: Cluster, index: str, field: str,
     except ClusterError as exc:
         if exc.status != 403:
             raise
-        raise ClusterError(
-            f"--q auto reads the index's statistics, which these credentials may not ({exc}): "
-            "pass --q with a number (an admin's `qidf predict` gives one)", status=403) from None
+        raise ClusterError(REFUSED.format(exc), status=403) from None
     return prediction.q, prediction.reason
+
+
+def predicted_qs(cluster: Cluster, index: str, fields: Sequence[str],
+                 queries: QuerySample | None = None) -> dict[str, tuple[float, str]]:
+    """Each field's q and reason (one pass over the index for all of them)."""
+    if len(fields) == 1:
+        return {fields[0]: predicted_q(cluster, index, fields[0], queries)}
+    from qidf_ctl.predictors.fields import predict_fields  # reads stats; only for auto
+
+    try:
+        found = predict_fields(cluster, index, fields, queries=queries)
+    except ClusterError as exc:
+        if exc.status != 403:
+            raise
+        raise ClusterError(REFUSED.format(exc), status=403) from None
+    return {p.field: (p.q, p.reason) for p in found}

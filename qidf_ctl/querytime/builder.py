@@ -21,14 +21,16 @@ from qidf_ctl.errors import ClusterError, UsageError
 from qidf_ctl.evaluation.queries import MAX_CLAUSES, analyze
 from qidf_ctl.formula import IdfForm, validate_q
 from qidf_ctl.querytime import statistics
+from qidf_ctl.querytime.boosts import BM25, Base, ratios
 from qidf_ctl.querytime.boosts import boosts as term_boosts
-from qidf_ctl.querytime.boosts import ratios
 from qidf_ctl.querytime.cache import DfCache
 from qidf_ctl.querytime.query import boosted_query
 from qidf_ctl.querytime.statistics import INDEX, SHARD, TermStats
 from qidf_ctl.querytime.target import Target, inspect
+from qidf_ctl.similarity.params import form_note
 
 DFS = "dfs_query_then_fetch"
+AS_IS = "as-is"  # the scope of a query that ranks as the field does: no statistics read
 STATS_CHOICES = ("auto", SHARD, INDEX)
 
 
@@ -142,14 +144,23 @@ class QueryTime:
                     filters: Sequence[Mapping[str, Any]] = ()) -> QlogQuery:
         """The q-log query for tokens already analysed (evaluation analyses once)."""
         q_ = self.q if q is None else validate_q(q)
-        stats = self.statistics(list(counts))
+        if (q_, self.form) == self.base:  # as the field ranks: every ratio 1, nothing to read
+            stats = TermStats(0, {}, AS_IS)
+        else:
+            stats = self.statistics(list(counts))
         return self._query(counts, stats, q_, None, minimum_should_match, filters)
+
+    @property
+    def base(self) -> Base:
+        """The q and form the field scores with as it is (BM25: q 1, lucene)."""
+        b = self.target.base
+        return BM25 if b is None else (b.q, b.form)
 
     def _query(self, counts: Counter[str], stats: TermStats, q: float,
                ratio: Mapping[str, float] | None,
                minimum_should_match: int | str | None = None,
                filters: Sequence[Mapping[str, Any]] = ()) -> QlogQuery:
-        boosts = term_boosts(counts, stats, q, self.form, ratio)
+        boosts = term_boosts(counts, stats, q, self.form, ratio, self.base)
         query = boosted_query(self.target.field, counts, boosts, max_clauses=self.max_clauses,
                               minimum_should_match=minimum_should_match, filters=filters)
         return QlogQuery(self.target.index, self.target.field, q, self.form.value,
@@ -162,14 +173,14 @@ class QueryTime:
         depend on q, so a sweep reads them once)."""
         q_ = self.q if q is None else validate_q(q)
         stats = self.statistics(list(dict.fromkeys(t for c in terms.values() for t in c)))
-        ratio = ratios(stats, q_, self.form)
+        ratio = ratios(stats, q_, self.form, self.base)
         return {qid: self._query(counts, stats, q_, ratio).query
                 for qid, counts in terms.items()}
 
     def describe(self, q: float | None = None) -> str:
         where = ("index-wide statistics" if self.scope == INDEX
                  else f"statistics of shard {self.shard}")
-        return (f"q-log BM25 q={self.q if q is None else q:g} form={self.form.value} at query "
+        return (f"q-log BM25 q={self.q if q is None else q:g}{form_note(self.form)} at query "
                 f"time ({where}) over {self.target.similarity}")
 
     def search(self, built: QlogQuery, size: int = 10,

@@ -10,6 +10,13 @@ from typing import Any
 from qidf_ctl.formula import IdfForm, InvalidParameter, validate_q
 
 
+def form_note(form: IdfForm | str) -> str:
+    """`` form=rsj (...)`` for the paper's IDF form, nothing for the default ``lucene``."""
+    if IdfForm(form) is IdfForm.LUCENE:
+        return ""
+    return " form=rsj (the paper's IDF: ln_q of the RSJ odds, not Lucene's ln_q(1 + odds))"
+
+
 class Mode(str, Enum):
     """How the similarity is installed: Painless scripted similarity or the native plugin."""
 
@@ -47,7 +54,14 @@ class QlogParams:
         object.__setattr__(self, "form", form)
 
     def describe(self) -> str:
+        """Every parameter, as the Painless script's marker comment holds them (a change here
+        would change the script text, so the settings, of every index installed before)."""
         return f"q={self.q:g} form={self.form.value} k1={self.k1:g} b={self.b:g}"
+
+    def shown(self) -> str:
+        """The parameters as a person reads them: the IDF form only when it is not the
+        default (``lucene``), and then with what it means."""
+        return f"q={self.q:g} k1={self.k1:g} b={self.b:g}{form_note(self.form)}"
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)

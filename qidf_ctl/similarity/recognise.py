@@ -31,7 +31,7 @@ class Installed:
             return "built-in default similarity (BM25)"
         if self.kind == "qlog" and self.params is not None and self.mode is not None:
             how = "Painless scripted similarity" if self.mode is Mode.SCRIPT else "qidf plugin"
-            return f"q-log BM25 {self.params.describe()} via {how}"
+            return f"q-log BM25 {self.params.shown()} via {how}"
         return f"custom similarity not installed by qidf: {self.raw}"
 
 

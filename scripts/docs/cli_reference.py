@@ -22,8 +22,9 @@ import typer
 import typer.main
 from rich.text import Text
 
+from qidf_ctl.cli import helpformat
+
 Row = tuple[str, str, str, str]  # option, meaning, default, environment variable
-_EXTRA = re.compile(r"\s*\[((?:env var|default|required)[^\[\]]*)\]\s*$")
 _ESCAPE = re.compile(r"([\\*_\[\]])")
 
 
@@ -88,21 +89,25 @@ def _help_blocks(help_text: str) -> list[str]:
 
 
 def _row(param: Any, ctx: Any) -> Row | None:
+    """An option or argument as ``--help`` draws it (``qidf_ctl.cli.helpformat``): the
+    same names, metavar, choices, range, default and environment variable."""
     if getattr(param, "hidden", False):
         return None
-    record = param.get_help_record(ctx)
-    if record is None:
-        return None
-    names, help_text = record
-    extras: dict[str, str] = {}
-    found = _EXTRA.search(help_text)
-    if found:
-        help_text = help_text[:found.start()]
-        for part in found.group(1).split("; "):
-            key, _, value = part.partition(": ")
-            extras[key] = value
-    meaning = _plain(help_text) + (" Required." if "required" in extras else "")
-    return names, meaning, extras.get("default", ""), extras.get("env var", "")
+    names = helpformat.names(param)
+    if param.param_type_name == "option":
+        names = f"{names} {helpformat.column_metavar(param)}".strip()
+    meaning = _plain(" ".join((param.help or "").split()))
+    choices = helpformat.choices_line(param) if param.param_type_name == "option" else ""
+    if choices:
+        meaning += f" {choices.strip('[]').capitalize()}."
+    bounds = helpformat.range_text(param)
+    if bounds:
+        meaning += f" Range: {bounds}."
+    if param.required:
+        meaning += " Required."
+    envvar = getattr(param, "envvar", None) if getattr(param, "show_envvar", False) else None
+    shown_env = envvar if isinstance(envvar, str) or envvar is None else ", ".join(envvar)
+    return names, meaning.strip(), helpformat.default_text(param), shown_env or ""
 
 
 def _collect(command: Any, ctx: Any, path: str) -> list[_Command]:
@@ -152,7 +157,7 @@ def _slug(title: str) -> str:
 
 
 def _section(c: _Command, shared: dict[str, list[Row]]) -> list[str]:
-    usage = " ".join(c.command.collect_usage_pieces(c.ctx))
+    usage = " ".join(helpformat.usage_pieces(c.command, c.ctx))
     lines = [f"## `{c.path}` {{ #{c.anchor} }}", "",
              _fence(f"$ {c.path} {usage}".rstrip(), "console"), ""]
     if getattr(c.command, "deprecated", False):

@@ -2,7 +2,10 @@
 `./scripts/demo.sh` on its own local engine, then every command the demo printed, verbatim,
 in a shell that knows nothing else (no QIDF_* variable, qidf not on PATH, another folder).
 Each exits 0 and does what its comment says; `predict` with the demo's queries gives the q
-the demo's table marks, read from both outputs (never a number written here).
+the demo's table marks, `sweep` recommends the q the demo said it would and `apply`
+installs, `search` shows the installed ranking beside BM25's, and the `mcp` server (its
+stdin closed, as a client that goes away) ranks with what is installed: each read from the
+outputs (never a number written here). The setup prints no BuildBackendWarning.
 
 Costs an engine start, the demo at 200 queries and a 6-point sweep: 3.6 minutes measured on
 2 shared cores at load 17 (not measured on a quiet machine).
@@ -76,23 +79,25 @@ def test_every_printed_command_runs_as_printed(demo_run, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     commands = _next_commands(done.stdout)
     verbs = [c.split("#")[0].split()[1] for c in commands]
-    assert verbs == ["predict", "sweep", "apply", "show", "revert", "engine"], commands
+    assert verbs == ["predict", "sweep", "apply", "search", "show", "mcp", "revert", "engine"], \
+        commands
+    assert "BuildBackendWarning" not in done.stdout + done.stderr
     qidf = commands[0].split()[0]
     assert Path(qidf).is_absolute() and os.access(qidf, os.X_OK)  # not on PATH: its path
     assert f"source {Path(qidf).parent / 'activate'}" in done.stdout
     url = f"http://127.0.0.1:{DEMO_PORT}"
-    assert all(f"--url {url}" in c for c in commands[:5])
+    assert all(f"--url {url}" in c for c in commands[:7])
     assert commands[-1].startswith(f"{qidf} engine stop --port {DEMO_PORT}")
     expected_q = _table_q(done.stdout)
 
     results = {}
     for command in commands:
         ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env,
-                             cwd=tmp_path, timeout=1800)
+                             cwd=tmp_path, timeout=1800, stdin=subprocess.DEVNULL)
         assert ran.returncode == 0, (command, ran.stderr[-2000:])
         results[command.split("#")[0].split()[1]] = ran
 
-    predicted = re.match(r"q = ([0-9.]+)", results["predict"].stdout)
+    predicted = re.search(r": q = ([0-9.]+) \(predictor", results["predict"].stdout)
     assert predicted and float(predicted.group(1)) == pytest.approx(expected_q, abs=0.005)
 
     sweep = results["sweep"].stdout
@@ -101,11 +106,24 @@ def test_every_printed_command_runs_as_printed(demo_run, tmp_path):
     plot = Path(re.search(r"^plot: (.+)$", sweep, re.M).group(1))
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
+    said = re.search(r"`qidf sweep` recommends: (?:install q ([0-9.]+)|BM25 stays)",
+                     " ".join(done.stdout.split()))
+    assert said, done.stdout[-3000:]
+    recommended = re.search(r"recommended: (?:install q ([0-9.]+)|BM25 stays)",
+                            " ".join(sweep.split()))
+    assert recommended and recommended.group(1) == said.group(1)  # the demo and sweep agree
+    installed = float(said.group(1)) if said.group(1) else expected_q
+
     shown = results["show"].stdout
-    if expected_q < 1:
-        assert f"q-log BM25 q={expected_q:g} " in results["apply"].stdout
-        assert f"q-log BM25 q={expected_q:g} " in shown
+    if installed < 1:
+        assert f"q-log BM25 q={installed:g} " in results["apply"].stdout
+        assert f"q-log BM25 q={installed:g} " in shown
         assert "restored built-in default similarity" in results["revert"].stdout
+        searched = " ".join(results["search"].stdout.split())
+        assert f"q-log BM25 q={installed:g}" in searched and ", as installed" in searched
+        assert "vs " in searched and "BM25" in searched and " rank " in f" {searched} "
+        served = results["mcp"].stderr
+        assert f"installed, q={installed:g}:" in served and "serving MCP on stdio" in served
     else:  # q = 1: apply changed nothing, and there is nothing to revert
         assert "BM25" in shown and "q-log" not in shown
     assert "stopped" in results["engine"].stdout

@@ -17,8 +17,9 @@ import pytest
 
 from qidf_ctl import cli, install
 from qidf_ctl.cluster import ConnectionSettings, segment
-from qidf_ctl.desired import Connections, Plan, apply_plan, check, make_plan, parse
+from qidf_ctl.desired import Connections, apply_plan, check, make_plan, parse
 from qidf_ctl.desired.render import index_template
+from qidf_ctl.desired.saved import plan_from_dict
 from qidf_ctl.errors import EXIT_DRIFT, ClusterError
 from qidf_ctl.evaluation import indexing
 from qidf_ctl.similarity import (
@@ -359,7 +360,7 @@ def test_auto_is_reproducible(cluster, engine_url, go_task, monkeypatch):
         item = plan.items[0]
         assert item.prediction and item.params
         assert item.prediction["statistics"]["documents"] == 2000
-        saved = Plan.from_dict(json.loads(json.dumps(plan.as_dict())))
+        saved = plan_from_dict(json.loads(json.dumps(plan.as_dict())))
         assert apply_plan(saved, conns, saved=True).ok
         record = install.show(cluster, "auto-code")["record"]["installed"]
         assert record["q"] == item.params["q"]

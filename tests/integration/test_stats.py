@@ -272,7 +272,7 @@ def test_a_sample_of_everything_equals_exact_on_the_engine(cluster, edge):
     (["stats", EDGE, "--field", "kw"], "field 'kw' of 'qidf-stats-it-edge' is a keyword field",
      2),
     (["stats", EMPTY], "index 'qidf-stats-it-empty' has no documents", 1),
-    (["predict", EDGE], "has several text fields (text, title)", 2),
+    (["predict", EDGE, "--field", "kw"], "is a keyword field", 2),
 ])
 def test_bad_input_is_one_line(argv, message, code, engine_url, edge, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["qidf", *argv, "--url", engine_url])
@@ -281,6 +281,24 @@ def test_bad_input_is_one_line(argv, message, code, engine_url, edge, capsys, mo
     captured = capsys.readouterr()
     assert exit_info.value.code == code and captured.out == ""
     assert captured.err.count("\n") == 1 and message in captured.err
+
+
+def test_predict_on_several_text_fields_is_one_table(engine_url, edge, capsys, monkeypatch):
+    """An index of two text fields, no --field: each field's q (one table), then what one q
+    for the whole index would be; --json holds both predictions and that choice."""
+    monkeypatch.setattr(sys, "argv", ["qidf", "predict", EDGE, "--url", engine_url])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0
+    assert "q for each text field" in out and "│ text " in out and "│ title " in out
+    assert "one q for the index" in " ".join(out.split())
+    monkeypatch.setattr(sys, "argv", ["qidf", "predict", EDGE, "--json", "--url", engine_url])
+    with pytest.raises(SystemExit):
+        cli.main()
+    payload = json.loads(capsys.readouterr().out)
+    assert [p["field"] for p in payload["fields"]] == ["text", "title"]
+    assert payload["default"]["field"] in ("text", "title")
 
 
 def test_cli_json_is_one_object(engine_url, go_indices, go_exact, capsys, monkeypatch):

@@ -63,18 +63,18 @@ def _retrieval(fake: Fake, **options) -> Retrieval:
 def test_builtin_bm25_with_a_given_q_ranks_at_query_time():
     ranking, builder = decide(_cluster(_fake()), "code", q=0.3)
     assert (ranking.method, ranking.q, ranking.q_source) == ("query-time", 0.3, "given")
-    assert ranking.checked and ranking.field == "text" and builder.q == 0.3
+    assert ranking.checked and ranking.field == "text" and builder.builders["text"].q == 0.3
     assert "q = 0.3 was given" in ranking.reason
 
 
 def test_auto_calls_the_predictor_and_says_why(monkeypatch):
     seen = []
 
-    def predicted(cluster, index, field, queries):
-        seen.append((index, field, queries))
-        return 0.6, "most sampled documents look like code"
+    def predicted(cluster, index, fields, queries):
+        seen.append((index, *fields, queries))
+        return {f: (0.6, "most sampled documents look like code") for f in fields}
 
-    monkeypatch.setattr(ranking_mod, "predicted_q", predicted)
+    monkeypatch.setattr(ranking_mod, "predicted_qs", predicted)
     ranking, _ = decide(_cluster(_fake()), "code", q=None)
     assert seen == [("code", "text", None)]
     assert (ranking.q, ranking.q_source) == (0.6, "auto")

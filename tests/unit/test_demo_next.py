@@ -11,7 +11,8 @@ from qidf_ctl.cli import demo as cli_demo
 from qidf_ctl.cli.options import ClusterOptions
 
 RESULT = SimpleNamespace(index="qidf-demo-go", queries_file="/h/demo/queries.jsonl",
-                         qrels_file="/h/demo/qrels.trec")
+                         qrels_file="/h/demo/qrels.trec", predicted_q=0.7, recommended_q=0.05,
+                         example={"code_head": "func mergePAX(hdr *Header) (err error) {\n"})
 
 
 def _steps(conn: ClusterOptions, url: str, stop_port: int | None) -> list[str]:
@@ -25,18 +26,37 @@ def test_the_default_local_engine_needs_no_url(monkeypatch):
         "qidf predict qidf-demo-go --queries /h/demo/queries.jsonl",
         "qidf sweep qidf-demo-go --queries /h/demo/queries.jsonl --qrels /h/demo/qrels.trec "
         f"--grid {cli_demo.SWEEP_GRID} --plot /h/demo/sweep.png",
-        "qidf apply qidf-demo-go --q auto --queries /h/demo/queries.jsonl",
-        "qidf show qidf-demo-go", "qidf revert qidf-demo-go", "qidf engine stop"]
+        "qidf apply qidf-demo-go --q 0.05",
+        "qidf search qidf-demo-go 'func mergePAX(hdr *Header) (err error)' --vs bm25",
+        "qidf show qidf-demo-go",
+        "qidf mcp qidf-demo-go --queries /h/demo/queries.jsonl",
+        "qidf revert qidf-demo-go", "qidf engine stop"]
+
+
+def test_sweep_recommends_what_the_demo_measured_with_the_same_points():
+    """The sweep the demo prints runs the demo's own q (and 1, the BM25 row), with --q auto
+    as the reference, as the demo's recommendation does: the same numbers, the same q."""
+    from qidf_ctl.demo.run import GRID
+
+    assert ",".join(f"{q:g}" for q in (*GRID, 1.0)) == cli_demo.SWEEP_GRID
+
+
+def test_where_bm25_is_recommended_apply_is_auto(monkeypatch):
+    monkeypatch.setattr(cli_demo, "qidf_command", lambda: "qidf")
+    keeps = SimpleNamespace(**{**vars(RESULT), "recommended_q": 1.0})
+    steps = [c for c, _ in cli_demo.next_commands(keeps, ClusterOptions(),
+                                                   "http://127.0.0.1:9200", 9200)]
+    assert "qidf apply qidf-demo-go --q auto --queries /h/demo/queries.jsonl" in steps
 
 
 def test_another_port_or_cluster_is_named_on_every_command(monkeypatch):
     monkeypatch.setattr(cli_demo, "qidf_command", lambda: "qidf")
     steps = _steps(ClusterOptions(), "http://127.0.0.1:9400", 9400)
-    assert all(s.endswith("--url http://127.0.0.1:9400") for s in steps[:5])
-    assert steps[5] == "qidf engine stop --port 9400"
+    assert all(s.endswith("--url http://127.0.0.1:9400") for s in steps[:7])
+    assert steps[7] == "qidf engine stop --port 9400"
     remote = _steps(ClusterOptions(url="https://search.example.com:9200"),
                     "https://search.example.com:9200", None)
-    assert len(remote) == 5 and "engine stop" not in " ".join(remote)
+    assert len(remote) == 7 and "engine stop" not in " ".join(remote)
     profiled = _steps(ClusterOptions(profile="my prod"), "https://x:9200", None)
     assert all(s.endswith("--profile 'my prod'") for s in profiled)
 

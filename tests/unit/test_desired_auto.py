@@ -11,8 +11,9 @@ import json
 import pytest
 
 from qidf_ctl import install
-from qidf_ctl.desired import Plan, apply_plan, check, make_plan, parse
+from qidf_ctl.desired import apply_plan, check, make_plan, parse
 from qidf_ctl.desired.items import NONE, REVERT, UPDATE
+from qidf_ctl.desired.saved import plan_from_dict
 from qidf_ctl.desired.text import format_plan
 from qidf_ctl.predictors import Prediction
 from qidf_ctl.similarity import Mode, QlogParams
@@ -87,7 +88,7 @@ def test_qidf_changed_and_q1_plans_a_revert_and_apply_makes_it(fake, decided):
     text = format_plan(plan)
     assert "- index code  [target 1 (index code)]  will CLOSE it" in text
     assert plan.summary()["close"] == 1
-    saved = Plan.from_dict(json.loads(json.dumps(plan.as_dict())))  # a saved plan, too
+    saved = plan_from_dict(json.loads(json.dumps(plan.as_dict())))  # a saved plan, too
     report = apply_plan(saved, conns(fake), saved=True)
     assert report.ok and report.changed[0]["action"] == "revert"
     assert report.changed[0]["decision"]["q"] == 1.0

@@ -110,14 +110,22 @@ def _all_imports(path: Path) -> set[str]:
     return found
 
 
-def _research_graph() -> dict[str, set[str]]:
-    modules = _modules(RESEARCH, "qidf_research")
+def _late_graph(base: Path, package: str) -> dict[str, set[str]]:
+    modules = _modules(base, package)
     return {name: {m for m in _all_imports(path) if m in modules and m != name}
             for name, path in modules.items()}
 
 
-def test_research_has_no_import_cycle_even_through_late_imports():
-    cycle = _cycle(_research_graph())
+def _research_graph() -> dict[str, set[str]]:
+    return _late_graph(RESEARCH, "qidf_research")
+
+
+@pytest.mark.parametrize("base, package", [(PRODUCT, "qidf_ctl"), (RESEARCH, "qidf_research")])
+def test_no_import_cycle_even_through_late_imports(base, package):
+    """An import inside a function hides a circle from Python, not from a reader: the product's
+    last one (desired.items <-> desired.saved, plan_from_dict one way and the plan's
+    constants the other) was of that kind."""
+    cycle = _cycle(_late_graph(base, package))
     assert cycle is None, " -> ".join(cycle or [])
 
 

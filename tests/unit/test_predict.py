@@ -4,6 +4,7 @@ engine."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -105,11 +106,15 @@ def test_predict_cli_prints_q_reason_and_statistics(capsys, monkeypatch):
                        StatsEngine(SMALL))
     lines = out.splitlines()
     assert code == 0
-    assert lines[0].startswith("q = 0.05   hapax token share 0.625 -> q 0.05 (formula gives")
-    assert lines[1].startswith("predictor paper: q = 1 - 7.28 * h_tok")
-    assert lines[2] == ("  hapax token share = 0.6250  [tokens: share of token occurrences "
-                        "whose term has df = 1]")
-    assert lines[3] == f"to use it: qidf apply {INDEX} --q 0.05"
+    assert lines[0] == f"{INDEX}, field text: q = 0.05 (predictor paper; 3 documents, exact)"
+    assert lines[1].startswith("why: hapax token share 0.625 -> q 0.05 (formula gives")
+    assert "evidence:" in lines
+    # a share is a percentage, as the reasons write them; its definition once, by key
+    assert "  hapax token share: 62.5%" in lines
+    assert "    tokens: share of token occurrences whose term has df = 1" in lines
+    assert any(line.startswith("rule: q = 1 - 7.28 * h_tok") for line in lines)
+    assert lines[-1] == f"to use it: qidf apply {INDEX} --q 0.05"
+    assert max(len(line) for line in lines) <= 80  # no 202-character line any more
 
 
 def test_predict_cli_json(capsys, monkeypatch):
@@ -172,8 +177,32 @@ def test_predict_cli_code_field_needs_no_queries(capsys, monkeypatch):
 
     code, out, _ = run(["predict", INDEX], capsys, monkeypatch, StatsEngine(CODE))
     assert code == 0
-    assert out.startswith(f"q = {content.Q_CODE_CORPUS:.2f}   100% of 6 sampled documents "
-                          "look like code")
+    assert out.startswith(f"{INDEX}, field text: q = {content.Q_CODE_CORPUS:.2f}")
+    assert "why: 100% of 6 sampled documents look like code" in out
+
+
+def test_predict_output_says_a_query_sample_that_did_not_decide(capsys):
+    """A decision whose evidence holds no query statistic did not use the sample it was
+    given: the output says so (the rule that decides is the predictor's business)."""
+    from qidf_ctl.cli import stats as cli_stats
+    from qidf_ctl.predictors import Prediction
+
+    p = Prediction(q=0.6, q_formula=0.6, predictor="qidf-content", formula="q = 0.6 ...",
+                   reason="99% of 1,000 sampled documents look like code -> q 0.60",
+                   ambiguous=False,
+                   evidence={"code_like_documents": {"value": 0.99, "name": "share of texts "
+                             "that look like code (documents, 1,000 sampled)",
+                                                     "definition": "code punctuation"}},
+                   index="code", field="text", queries={"source": "q.tsv", "queries": 1},
+                   statistics={"documents": 1000, "mode": "exact"})
+    cli_stats._print_prediction(p)
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "documents, 1,000 sampled): 99.0%" in flat
+    assert "the query sample (q.tsv) was read but did not decide" in flat
+    used = dataclasses.replace(p, evidence={**p.evidence, "code_like_queries": {
+        "value": 1.0, "name": "queries", "definition": "code punctuation"}})
+    cli_stats._print_prediction(used)
+    assert "did not decide" not in capsys.readouterr().out
 
 
 def test_predict_cli_a_missing_query_file_is_one_line(tmp_path, capsys, monkeypatch):

@@ -60,9 +60,10 @@ def test_a_move_says_how_many_queries_it_won_and_lost():
     rec = recommend(per_query, 0.7, "--q auto")
     assert (rec.q, rec.tested_q, rec.wins, rec.losses) == (0.3, 0.3, 20, 1)
     assert rec.p_value == pytest.approx(sign_test(20, 1))
-    assert rec.reason.startswith("q 0.3: the best mean on the 40 queries (0.6900 against "
-                                 "0.5000 at q 0.7, --q auto), beating it in 100% of 1,000 "
-                                 "resamples (better on 20 queries, worse on 1)")
+    assert rec.reason == ("install q 0.3: it has the best NDCG@10 on these 40 queries "
+                          "(0.6900, against 0.5000 at q 0.7, --q auto), ahead in 100% of "
+                          "1,000 bootstrap resamples of the queries (better on 20 queries, "
+                          "worse on 1)")
     assert rec.doubt == 0.0
     assert "\n" not in rec.reason
 
@@ -73,9 +74,25 @@ def test_staying_names_the_best_rival_and_its_test():
     rec = recommend(per_query, 1.0, "BM25")
     assert rec.q == 1.0 and rec.reference_q == 1.0
     assert (rec.tested_q, rec.wins, rec.losses, rec.p_value) == (0.5, 2, 1, 0.5)
-    assert "the best mean q 0.5 (0.6667 against 0.5000 on the 3 queries) fails to beat it" \
-        in rec.reason and "not beyond noise" in rec.reason
+    assert rec.reason.startswith("BM25 stays (q = 1): q 0.5 scored higher on these 3 "
+                                 "queries (0.6667 against 0.5000) but not clearly: it is not "
+                                 "ahead in")
     assert 0.10 < rec.doubt < 0.5
+
+
+def test_where_bm25_measured_best_bm25_stays_in_plain_words():
+    """The reference (--q auto) says 0.6, BM25 scores best but not beyond noise: the guard
+    alone would keep 0.6; the recommendation keeps BM25 and says so."""
+    per_query = {1.0: {"a": 0.6, "b": 0.5, "c": 0.5}, 0.6: {"a": 0.5, "b": 0.5, "c": 0.5}}
+    rec = recommend(per_query, 0.6, "--q auto")
+    assert bootstrap_choice({1.0: [0.6, 0.5, 0.5], 0.6: [0.5, 0.5, 0.5]}, 0.6)[0] == 0.6
+    assert rec.q == 1.0 and rec.tested_q == 1.0
+    assert rec.reason.startswith("BM25 stays (q = 1): it has the best NDCG@10 on these 3 "
+                                 "queries (0.5333, against 0.5000 at q 0.6, --q auto)")
+    assert "recommends q 0.6" not in rec.reason and "ahead in" not in rec.reason
+    rec = recommend({0.7: {"a": 0.6}, 1.0: {"a": 0.5}}, 0.7, "--q auto")
+    assert rec.reason == ("install q 0.7 (--q auto): it has the best NDCG@10 on these 1 "
+                          "queries (0.6000)")
 
 
 def test_a_query_missing_under_one_q_counts_as_zero():
