@@ -1,6 +1,9 @@
 package io.github.qidf.similarity.snapshot;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 /** What a snapshot key may be: it is a setting's value, a document id and a URL path segment. */
 public final class SnapshotKeys {
@@ -24,5 +27,28 @@ public final class SnapshotKeys {
             }
         }
         return null;
+    }
+
+    /**
+     * The snapshot keys an index's settings name: {@code index.similarity.<name>.stats_snapshot} of
+     * every similarity of type {@code qlog_bm25}.
+     *
+     * @param settingKeys the index's flat setting keys
+     * @param get a setting's value by key
+     */
+    public static Set<String> named(Iterable<String> settingKeys, Function<String, String> get) {
+        Set<String> keys = new TreeSet<>();
+        String suffix = "." + io.github.qidf.similarity.QLogSimilaritySettings.STATS_SNAPSHOT;
+        for (String setting : settingKeys) {
+            if (setting.startsWith("index.similarity.") && setting.endsWith(suffix)) {
+                String similarity = setting.substring(0, setting.length() - suffix.length());
+                String value = get.apply(setting);
+                if (io.github.qidf.similarity.QLogSimilaritySettings.TYPE.equals(get.apply(similarity + ".type"))
+                    && value != null && problem(value) == null) {
+                    keys.add(value);
+                }
+            }
+        }
+        return keys;
     }
 }
