@@ -43,7 +43,7 @@ KINDS = (INDEX, INDEX_TEMPLATE, COMPONENT_TEMPLATE, DATA_STREAM)
 ACTIONS = (NONE, UPDATE, CREATE, ROLLOVER, REVERT)
 INDEX_STRATEGIES = ("close", "clone", "reopen")
 STRATEGIES = (*INDEX_STRATEGIES, "none")
-SCOPES = ("", "index", "shard")
+SCOPES = ("", "index", "shard", "snapshot")
 MODES = tuple(m.value for m in Mode)
 HINT = "write a new one with qidf plan -f qidf.toml --out plan.json"
 

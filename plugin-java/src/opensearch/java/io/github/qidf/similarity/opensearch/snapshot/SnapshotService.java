@@ -198,14 +198,18 @@ public final class SnapshotService implements ClusterStateListener {
         return reports;
     }
 
-    /** Runs a node op on every data node: what each holds afterwards, and the nodes that failed. */
+    /**
+     * Runs a node op on every data node: per node its name and {@code state} (what it holds of the
+     * key afterwards; without a key, by key), and the nodes that failed.
+     */
     private Map<String, Object> fanOut(SnapshotNodeOp op) {
         SnapshotNodesResponse response = requests.execute(SnapshotActions.NODES, new SnapshotNodesRequest(op, "data:true"));
         Map<String, Object> held = new TreeMap<>();
         for (SnapshotNodeResponse node : response.getNodes()) {
-            Map<String, Object> info = new LinkedHashMap<>(node.info);
-            info.put("name", node.getNode().getName());
-            held.put(node.getNode().getId(), info);
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("name", node.getNode().getName());
+            entry.put("state", node.info);
+            held.put(node.getNode().getId(), entry);
         }
         Map<String, Object> failed = new TreeMap<>();
         for (FailedNodeException f : response.failures()) {
