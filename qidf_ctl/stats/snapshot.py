@@ -113,9 +113,13 @@ def generation(found: dict[str, Any] | None) -> int:
     return int((found or {}).get("generation") or 0)
 
 
+UNKNOWN_USER = "(indices this user may not read)"
+
+
 def named_by(cluster: Cluster, key: str) -> list[str]:
     """Every index (open or closed) whose similarity settings name ``key``: a ``_clone`` copies
-    the setting, so an index qidf never changed can use another's snapshot."""
+    the setting, so an index qidf never changed can use another's snapshot. A user who may not
+    read every index's settings gets ``UNKNOWN_USER`` among them: such a snapshot is kept."""
     try:
         found = cluster.request(
             "GET", f"/_all/_settings/index.similarity.*.{SETTING}",
@@ -123,6 +127,8 @@ def named_by(cluster: Cluster, key: str) -> list[str]:
     except ClusterError as exc:
         if exc.status == 404:
             return []
+        if exc.status in (401, 403):
+            return [UNKNOWN_USER]
         raise
     return sorted(index for index, body in (found or {}).items()
                   if key in (body.get("settings") or {}).values())

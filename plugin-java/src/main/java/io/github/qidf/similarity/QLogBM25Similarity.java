@@ -25,8 +25,10 @@ import java.util.Locale;
  *
  * <p>With a statistics snapshot named ({@code stats_snapshot}), the statistics a scorer is built
  * from are the snapshot's where it has them: the field's N (documents with the field) and average
- * length always, and the term's df when the snapshot holds the term; a term it does not hold
- * (in one document when the snapshot was taken, or new since) keeps the shard's own df. So a plain
+ * length always, and the term's df when the snapshot holds the term. A term it does not hold is
+ * new since it was taken, and is scored with the shard's own df and N; or, when the snapshot
+ * leaves out terms of one document ({@code min_doc_freq} 2), it may be one of those, whose df
+ * on the one shard holding it is the index's: the shard's df with the snapshot's N. So a plain
  * search scores with index-wide statistics, as {@code dfs_query_then_fetch} does, without the
  * dfs round trip. {@code BM25Similarity.scorer} (final) reads the statistics only through
  * {@link #idfExplain(CollectionStatistics, TermStatistics)} and {@link #avgFieldLength}, which
@@ -117,20 +119,26 @@ public class QLogBM25Similarity extends BM25Similarity {
         long df = termStats.docFreq();
         long docCount = collectionStats.docCount();
         String source = null;
-        FieldTermStatistics fromSnapshot = snapshotOf(collectionStats.field());
+        StatisticsSnapshot snapshot = snapshotKey == null ? null : snapshots.get(snapshotKey);
+        FieldTermStatistics fromSnapshot = snapshot == null ? null : snapshot.field(collectionStats.field());
         if (fromSnapshot != null) {
             long snapshotDf = fromSnapshot.docFreq(termStats.term());
             if (snapshotDf > 0) {
                 df = snapshotDf;
                 docCount = fromSnapshot.docCount();
                 source = "n and N from the statistics snapshot " + snapshotKey;
-            } else {
-                // A term the snapshot does not hold was in one document when it was taken (the
-                // shard's df is then the index's) or is new: the shard's df, the snapshot's N.
-                // N never below the shard's own, so that n <= N holds however much was added.
+            } else if (snapshot.minDocFreq() > 1) {
+                // Left out of the snapshot: in one document when it was taken (the shard's df
+                // is then the index's), or new. The shard's df with the snapshot's N, never
+                // below the shard's own N, so that n <= N holds however much was added.
                 docCount = Math.max(fromSnapshot.docCount(), docCount);
                 source = "n from this shard (term not in the statistics snapshot " + snapshotKey
                     + "), N from the snapshot";
+            } else {
+                // The snapshot holds every term it saw: this one is new since; the shard's own
+                // df and N estimate its share of the index.
+                source = "n and N from this shard (term new since the statistics snapshot "
+                    + snapshotKey + ")";
             }
         }
         final float idf = idf(df, docCount);
