@@ -21,8 +21,9 @@ import java.util.function.Supplier;
  * cut into chunk documents ({@code chunk:<key>:<token>:<i>}, the token new for every take).
  * A take is ordered so that whatever stops it leaves a consistent store:
  * <ol>
- *   <li>the meta document gets a {@code taking} mark (conditional write: a concurrent take or
- *       delete of the same key makes one of them fail, never both succeed);</li>
+ *   <li>the meta document gets a {@code taking} mark (a conditional write on the version just
+ *       read; a later take marks over an earlier one, which then fails when it publishes, so
+ *       two takes of one key never both publish, and a dead take's mark never blocks);</li>
  *   <li>the shards are read and merged, and the chunks written under the new token (nothing
  *       names them yet: a reader still loads the previous generation);</li>
  *   <li>the meta document is switched to the new generation, conditional on the mark: if it was
