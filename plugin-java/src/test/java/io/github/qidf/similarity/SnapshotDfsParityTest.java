@@ -163,10 +163,9 @@ class SnapshotDfsParityTest {
     }
 
     static StatisticsSnapshot snapshot(List<IndexReader> shards, int minDocFreq, List<String> fields) throws IOException {
-        List<StatisticsSnapshot> reports = new ArrayList<>();
+        List<byte[]> reports = new ArrayList<>();
         for (IndexReader r : shards) {
-            // through the byte form, as a shard's report travels between nodes
-            reports.add(StatisticsSnapshot.decode(ShardStatisticsReader.read(r, fields, "test", "uuid", NEVER).encode()));
+            reports.add(ShardStatisticsReader.read(r, fields, NEVER)); // the form that travels between nodes
         }
         StatisticsSnapshot merged = SnapshotMerger.merge(reports, "test", "uuid", minDocFreq, NEVER).withIdentity("k", 1, 0);
         return StatisticsSnapshot.decode(merged.encode());

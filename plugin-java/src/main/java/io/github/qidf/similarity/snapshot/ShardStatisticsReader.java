@@ -12,9 +12,7 @@ import org.apache.lucene.util.BytesRef;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 
@@ -31,20 +29,18 @@ public final class ShardStatisticsReader {
 
     /**
      * The statistics of {@code fields} (every field with norms and term frequencies when empty:
-     * the fields a BM25-family similarity scores) in one shard, every term kept.
+     * the fields a BM25-family similarity scores) in one shard, every term kept, as
+     * {@link ShardTerms} bytes.
      *
      * @param cancelled polled between terms; true stops the walk with a {@link java.util.concurrent.CancellationException}
      */
-    public static StatisticsSnapshot read(IndexReader reader, Collection<String> fields, String index, String indexUuid,
-                                          BooleanSupplier cancelled) throws IOException {
-        Map<String, FieldTermStatistics> out = new LinkedHashMap<>();
+    public static byte[] read(IndexReader reader, Collection<String> fields, BooleanSupplier cancelled)
+        throws IOException {
+        ShardTerms.Writer out = new ShardTerms.Writer();
         for (String field : fields.isEmpty() ? scoredFields(reader) : new TreeSet<>(fields)) {
-            FieldTermStatistics stats = readField(reader, field, cancelled);
-            if (stats != null) {
-                out.put(field, stats);
-            }
+            readField(reader, field, out, cancelled);
         }
-        return new StatisticsSnapshot("", 0L, System.currentTimeMillis(), index, indexUuid, 1, out);
+        return out.toBytes();
     }
 
     /** Fields indexed with term frequencies and norms, in name order. */
@@ -60,7 +56,7 @@ public final class ShardStatisticsReader {
         return new ArrayList<>(names);
     }
 
-    private static FieldTermStatistics readField(IndexReader reader, String field, BooleanSupplier cancelled)
+    private static void readField(IndexReader reader, String field, ShardTerms.Writer out, BooleanSupplier cancelled)
         throws IOException {
         long docCount = 0;
         long sumTotalTermFreq = 0;
@@ -74,9 +70,9 @@ public final class ShardStatisticsReader {
             }
         }
         if (docCount == 0) {
-            return null; // as IndexSearcher.collectionStatistics: no statistics for a field no document has
+            return; // as IndexSearcher.collectionStatistics: no statistics for a field no document has
         }
-        FieldStatisticsBuilder builder = new FieldStatisticsBuilder(field);
+        out.startField();
         Terms merged = MultiTerms.getTerms(reader, field);
         if (merged != null) {
             TermsEnum it = merged.iterator();
@@ -85,9 +81,9 @@ public final class ShardStatisticsReader {
                 if ((++polled & 0xFFF) == 0 && cancelled.getAsBoolean()) {
                     throw new java.util.concurrent.CancellationException("statistics snapshot cancelled");
                 }
-                builder.add(term, it.docFreq());
+                out.add(term, it.docFreq());
             }
         }
-        return builder.build(reader.maxDoc(), docCount, sumTotalTermFreq, sumDocFreq);
+        out.endField(field, reader.maxDoc(), docCount, sumTotalTermFreq, sumDocFreq);
     }
 }

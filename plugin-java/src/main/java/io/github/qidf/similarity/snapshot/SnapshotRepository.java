@@ -145,31 +145,53 @@ public final class SnapshotRepository {
                 + "] is running: try again once it is done");
         }
         Map<String, Object> body;
+        Map<String, Object> phases = new LinkedHashMap<>();
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        long phase = System.currentTimeMillis();
+        phases.put("mark", phase - started);
         try {
             List<ShardReport> reports = collect.get();
-            List<StatisticsSnapshot> parts = new ArrayList<>();
+            phases.put("collect", System.currentTimeMillis() - phase);
+            long shardCpu = 0;
+            for (ShardReport r : reports) {
+                shardCpu = shardCpu < 0 || r.cpuMillis < 0 ? -1 : shardCpu + r.cpuMillis;
+            }
+            cpu.put("collect", shardCpu);
+            phase = System.currentTimeMillis();
+            long cpuAt = Cpu.nanos();
+            List<byte[]> parts = new ArrayList<>();
             long docs = 0;
             long maxSeqNo = 0;
             for (ShardReport r : reports) {
-                parts.add(StatisticsSnapshot.decode(r.statistics));
+                parts.add(r.statistics);
                 docs += r.liveDocs;
                 maxSeqNo += r.maxSeqNo;
             }
             StatisticsSnapshot merged = SnapshotMerger.merge(parts, request.index, request.indexUuid,
                 request.minDocFreq, cancelled);
-            parts = null; // the shards' FSTs can go before the chunks are written
+            parts = null; // the shards' reports can go before the chunks are written
+            phases.put("merge", System.currentTimeMillis() - phase);
+            long cpuMerged = Cpu.nanos();
+            cpu.put("merge", Cpu.millis(cpuAt, cpuMerged));
+            phase = System.currentTimeMillis();
             long generation = previous + 1;
             long takenAt = System.currentTimeMillis();
             StatisticsSnapshot snapshot = merged.withIdentity(request.key, generation, takenAt);
             ChunkWriter out = new ChunkWriter(store, request.key, token);
             snapshot.encode(out);
+            phases.put("write", System.currentTimeMillis() - phase);
+            cpu.put("write", Cpu.millis(cpuMerged, Cpu.nanos()));
+            phase = System.currentTimeMillis();
             body = describe(request, snapshot, reports.size(), docs, maxSeqNo);
             body.put("token", token);
             body.put("chunks", out.chunks);
             body.put("bytes", out.bytes);
             body.put("took_ms", System.currentTimeMillis() - started);
             body.put("taking", null);
+            body.put("phases_ms", phases);
+            body.put("cpu_ms", cpu);
             store.put(id, source(request.key, body), mark);
+            phases.put("publish", System.currentTimeMillis() - phase);
         } catch (SnapshotStore.Conflict e) {
             deleteChunks(request.key, token);
             throw new SnapshotStore.Conflict("the statistics snapshot [" + request.key + "] was deleted or taken "
@@ -178,7 +200,9 @@ public final class SnapshotRepository {
             abandon(request.key, token, mark, previous);
             throw e;
         }
+        phase = System.currentTimeMillis();
         deleteChunksExcept(request.key, token);
+        phases.put("cleanup", System.currentTimeMillis() - phase);
         return body;
     }
 

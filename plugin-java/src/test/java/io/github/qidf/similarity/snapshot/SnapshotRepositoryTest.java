@@ -125,8 +125,7 @@ class SnapshotRepositoryTest {
                 }
             }
             try (DirectoryReader r = DirectoryReader.open(dir)) {
-                reports.add(new ShardReport(s, ShardStatisticsReader.read(r, List.of(), "i", "u", () -> false).encode(),
-                    r.numDocs(), 49));
+                reports.add(ShardReport.read(s, r, List.of(), 49));
             }
         }
     }

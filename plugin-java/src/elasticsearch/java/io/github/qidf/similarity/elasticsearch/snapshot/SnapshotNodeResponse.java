@@ -29,7 +29,7 @@ public final class SnapshotNodeResponse extends BaseNodeResponse {
         int n = in.readVInt();
         reports = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            reports.add(new ShardReport(in.readVInt(), in.readByteArray(), in.readVLong(), in.readZLong()));
+            reports.add(new ShardReport(in.readVInt(), in.readByteArray(), in.readVLong(), in.readZLong(), in.readZLong()));
         }
         info = in.readGenericMap();
     }
@@ -43,6 +43,7 @@ public final class SnapshotNodeResponse extends BaseNodeResponse {
             out.writeByteArray(r.statistics);
             out.writeVLong(r.liveDocs);
             out.writeZLong(r.maxSeqNo);
+            out.writeZLong(r.cpuMillis);
         }
         out.writeGenericMap(info);
     }

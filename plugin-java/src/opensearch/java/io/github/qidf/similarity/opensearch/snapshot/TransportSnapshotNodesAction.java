@@ -1,8 +1,6 @@
 package io.github.qidf.similarity.opensearch.snapshot;
 
 import io.github.qidf.similarity.snapshot.ShardReport;
-import io.github.qidf.similarity.snapshot.ShardStatisticsReader;
-import io.github.qidf.similarity.snapshot.StatisticsSnapshot;
 
 import org.opensearch.action.FailedNodeException;
 import org.opensearch.action.support.ActionFilters;
@@ -23,6 +21,9 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 
 /**
  * The plugin's fan-out to nodes: each node reads the term statistics of its shards of an index
@@ -35,6 +36,7 @@ public final class TransportSnapshotNodesAction extends TransportNodesAction<
 
     private final IndicesService indicesService;
     private final SnapshotService service;
+    private final ExecutorService pool;
 
     @Inject
     public TransportSnapshotNodesAction(ThreadPool threadPool, ClusterService clusterService, TransportService transportService,
@@ -43,6 +45,7 @@ public final class TransportSnapshotNodesAction extends TransportNodesAction<
             SnapshotNodesRequest::new, SnapshotNodeRequest::new, ThreadPool.Names.GENERIC, SnapshotNodeResponse.class);
         this.indicesService = indicesService;
         this.service = service;
+        this.pool = threadPool.generic();
     }
 
     @Override
@@ -69,16 +72,29 @@ public final class TransportSnapshotNodesAction extends TransportNodesAction<
         }
         List<Integer> shards = op.shardsByNode.getOrDefault(clusterService.localNode().getId(), List.of());
         IndexService index = indicesService.indexServiceSafe(new Index(op.index, op.indexUuid));
-        List<ShardReport> reports = new ArrayList<>();
+        // One generic thread per shard: the reads are CPU-bound and independent.
+        List<Future<ShardReport>> reading = new ArrayList<>();
         for (int id : shards) {
-            IndexShard shard = index.getShard(id);
-            try (Engine.Searcher searcher = shard.acquireSearcher("qidf_stats_snapshot")) {
-                StatisticsSnapshot stats = ShardStatisticsReader.read(searcher.getIndexReader(), op.fields, op.index,
-                    op.indexUuid, () -> false);
-                reports.add(new ShardReport(id, stats.encode(), searcher.getIndexReader().numDocs(),
-                    shard.seqNoStats().getMaxSeqNo()));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            reading.add(pool.submit(() -> {
+                IndexShard shard = index.getShard(id);
+                try (Engine.Searcher searcher = shard.acquireSearcher("qidf_stats_snapshot")) {
+                    return ShardReport.read(id, searcher.getIndexReader(), op.fields, shard.seqNoStats().getMaxSeqNo());
+                }
+            }));
+        }
+        List<ShardReport> reports = new ArrayList<>();
+        for (Future<ShardReport> f : reading) {
+            try {
+                reports.add(f.get());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading shards", e);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException) {
+                    throw new UncheckedIOException((IOException) cause);
+                }
+                throw cause instanceof RuntimeException ? (RuntimeException) cause : new IllegalStateException(cause);
             }
         }
         return new SnapshotNodeResponse(clusterService.localNode(), reports, Map.of());
