@@ -12,7 +12,9 @@ slice), the size on which the dfs round trip costs the most, relatively. For eac
 - ``B``: a ``_clone`` of ``A`` (hard links: the same segments, the same statistics) to which
   ``qidf apply --stats snapshot`` gives a statistics snapshot; plain searches (no search type,
   no pipeline named) on ``B`` are the snapshot column;
-- ``A`` with ``qidf apply --stats index`` (qidf's default pipeline) is the pipeline column.
+- ``A`` with ``qidf apply --stats index`` (qidf's default pipeline) is the pipeline column;
+- ``C``: a second clone of ``A``, without a snapshot: plain searches on it ("twin") measure
+  how far two copies of one index differ in time, the noise floor of snapshot against plain.
 
 Measured: top-10 agreement with explicit dfs (ids in order; scores within 1e-5 relative) and
 NDCG@10 of every column; client wall time of plain ``query_then_fetch`` (A, pipeline bypassed),
@@ -20,7 +22,7 @@ explicit dfs (A, bypassed), the pipeline (A) and the snapshot (B), interleaved q
 with the order rotating, after a warm-up pass: per kind p50/p90/p99, and per query the median
 over rounds, whose ratios to plain are summarised by their median.
 
-Drift (3 and 12 shards): ``C``, a second clone of ``A`` without a snapshot, and ``B`` get the
+Drift (3 and 12 shards): ``C`` and ``B`` get the
 same new documents (docstrings of go-large outside the slice, in file order: +1%, +10%, +50%
 of the slice, cumulatively), without a refresh of the snapshot: plain searches on ``B`` against
 explicit dfs on ``C``. Then ``qidf snapshot refresh B`` and the same comparison once more.
@@ -48,11 +50,12 @@ Q = 0.3
 ROUNDS = 3
 DRIFT_STEPS = (0.01, 0.10, 0.50)
 BYPASS = "_none"
-KINDS = {  # request parameters of each kind; the snapshot kind searches index B
+KINDS = {  # request parameters of each kind; snapshot searches index B, twin index C
     "plain": {"search_pipeline": BYPASS},
     "dfs": {"search_type": "dfs_query_then_fetch", "search_pipeline": BYPASS},
     "pipeline": {},
     "snapshot": {},
+    "twin": {},
 }
 MEASURE = "NDCG@10"
 Log = Callable[[str], None]
@@ -69,12 +72,35 @@ def slice_task(pairs: list[Pair], documents: int = DOCUMENTS, n_queries: int = Q
     return code_to_doc(inside, max_queries=n_queries, seed=0), outside
 
 
+def _close(x: float, y: float, tolerance: float = 1e-5) -> bool:
+    return abs(x - y) <= tolerance * max(abs(y), 1e-30)
+
+
+def same_up_to_ties(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> bool:
+    """The same scores in order, and the same ids but for the order of documents whose scores
+    are equal (the engine orders those by internal document number, which differs between two
+    copies of an index once their segments differ), and the ids of a tie cut by the end."""
+    if len(a) != len(b) or not all(_close(x, y) for (_, x), (_, y) in zip(a, b, strict=True)):
+        return False
+    i = 0
+    while i < len(a):
+        j = i + 1
+        while j < len(a) and abs(a[j][1] - a[i][1]) <= 1e-7 * max(abs(a[i][1]), 1e-30):
+            j += 1
+        if j < len(a) and {d for d, _ in a[i:j]} != {d for d, _ in b[i:j]}:
+            return False
+        i = j
+    return True
+
+
 def agreement(got: runs.Run, want: runs.Run, k: int = 10) -> dict[str, Any]:
-    """Per query: the same top ``k`` ids in order; and the scores within 1e-5 relative too."""
-    same = scores = 0
+    """Per query: the same top ``k`` ids in order (and the scores within 1e-5 relative too);
+    and the same up to the order of tied scores."""
+    same = scores = tied = 0
     worst = 0.0
     for qid, hits in want.items():
         a, b = got.get(qid, [])[:k], hits[:k]
+        tied += same_up_to_ties(a, b)
         if [d for d, _ in a] != [d for d, _ in b]:
             continue
         same += 1
@@ -83,7 +109,8 @@ def agreement(got: runs.Run, want: runs.Run, k: int = 10) -> dict[str, Any]:
         scores += all(d <= 1e-5 for d in diffs)
     n = len(want)
     return {"queries": n, "top10_identical": same / n if n else 0.0,
-            "scores_identical": scores / n if n else 0.0, "worst_relative": worst}
+            "scores_identical": scores / n if n else 0.0,
+            "same_up_to_ties": tied / n if n else 0.0, "worst_relative": worst}
 
 
 def ndcg(run: runs.Run, task: RetrievalTask) -> float:
@@ -112,14 +139,18 @@ def drop(cluster: Cluster, name: str) -> None:
         cluster.request("DELETE", index_path(name))
 
 
-def latency(cluster: Cluster, a: str, b: str, terms: dict[str, Any],
+def latency(cluster: Cluster, a: str, b: str, c: str, terms: dict[str, Any],
             rounds: int = ROUNDS) -> dict[str, Any]:
-    """Client wall time of the four kinds, interleaved query by query, the order rotating."""
+    """Client wall time of the five kinds, interleaved query by query, the order rotating:
+    plain, dfs and the pipeline on A, the snapshot on its clone B, and plain searches on its
+    clone C without a snapshot ("twin": how far two copies of one index differ in time, the
+    noise floor of the snapshot's comparison with plain)."""
     qids = sorted(terms)
     bodies = {q: {"size": 10, "_source": False,
                   "query": queries.term_query(indexing.FIELD, terms[q])} for q in qids}
     kinds = list(KINDS)
-    paths = {k: index_path(b if k == "snapshot" else a, "_search") for k in kinds}
+    where = {"snapshot": b, "twin": c}
+    paths = {k: index_path(where.get(k, a), "_search") for k in kinds}
     times: dict[str, dict[str, list[float]]] = {k: {q: [] for q in qids} for k in kinds}
     for q in qids:  # warm-up
         for k in kinds:
@@ -138,7 +169,7 @@ def latency(cluster: Cluster, a: str, b: str, terms: dict[str, Any],
         out[k] = {"p50_ms": statistics.median(every), "p90_ms": every[int(0.9 * (len(every) - 1))],
                   "p99_ms": every[int(0.99 * (len(every) - 1))], "mean_ms": statistics.fmean(every),
                   "searches": len(every)}
-    for k in ("dfs", "pipeline", "snapshot"):
+    for k in ("dfs", "pipeline", "snapshot", "twin"):
         ratios = [medians[k][q] / medians["plain"][q] for q in qids if medians["plain"][q] > 0]
         out[f"{k}_over_plain"] = {
             "p50": out[k]["p50_ms"] / out["plain"]["p50_ms"],
@@ -163,8 +194,7 @@ def shard_setting(cluster: Cluster, task: RetrievalTask, outside: list[Pair], sh
         plain = runs.search_run(cluster, a, indexing.FIELD, terms, k=10,
                                 search_type="query_then_fetch")
         clone(cluster, a, b)
-        if drift:
-            clone(cluster, a, c)
+        clone(cluster, a, c)
         took = time.monotonic()
         applied = install.apply(cluster, b, params, mode=Mode.PLUGIN, stats="snapshot")
         found["snapshot_apply_seconds"] = round(time.monotonic() - took, 2)
@@ -183,12 +213,13 @@ def shard_setting(cluster: Cluster, task: RetrievalTask, outside: list[Pair], sh
             f"{found['agreement']['snapshot']['top10_identical']:.1%}, NDCG@10 "
             f"{found['ndcg']['snapshot']:.4f} (dfs {found['ndcg']['dfs']:.4f}, plain "
             f"{found['ndcg']['plain']:.4f})")
-        found["latency"] = latency(cluster, a, b, terms)
+        found["latency"] = latency(cluster, a, b, c, terms)
         lat = found["latency"]
         log(f"{shards} shards: p50 plain {lat['plain']['p50_ms']:.2f} ms, dfs "
             f"{lat['dfs']['p50_ms']:.2f}, pipeline {lat['pipeline']['p50_ms']:.2f}, snapshot "
             f"{lat['snapshot']['p50_ms']:.2f}; snapshot/plain per query "
-            f"{lat['snapshot_over_plain']['median_per_query']:.3f}")
+            f"{lat['snapshot_over_plain']['median_per_query']:.3f}, twin/plain "
+            f"{lat['twin_over_plain']['median_per_query']:.3f}")
         install.apply(cluster, a, params, mode=Mode.PLUGIN, stats="shard")
         if drift:
             found["drift"] = drift_series(cluster, b, c, task, outside, terms, log)

@@ -41,6 +41,11 @@ public class QLogBM25Similarity extends BM25Similarity {
     private final QLog.Form form;
     private final String snapshotKey; // null: the shard's statistics, always
     private final SnapshotSource snapshots;
+    // explain texts, made once: idfExplain runs for every term of every scorer of every shard
+    private final String explainShard;
+    private final String explainSnapshot;
+    private final String explainShardDf;
+    private final String explainNewTerm;
 
     /**
      * @param q the q of the q-logarithm, in [0, 2]; 1 is plain BM25
@@ -73,6 +78,17 @@ public class QLogBM25Similarity extends BM25Similarity {
         this.form = form;
         this.snapshotKey = snapshotKey;
         this.snapshots = snapshots == null ? SnapshotSource.NONE : snapshots;
+        final String formula = form == QLog.Form.LUCENE
+            ? "ln_q(1 + (N - n + 0.5) / (n + 0.5))"
+            : "max(0, ln_q((N - n + 0.5) / (n + 0.5)))";
+        final String head = "idf, computed as q-log " + formula + " with ln_q(x) = (x^(1-q) - 1) / (1 - q), q = " + q
+            + ", form = " + form.settingValue();
+        this.explainShard = head + ", from:";
+        this.explainSnapshot = head + "; n and N from the statistics snapshot " + snapshotKey + ", from:";
+        this.explainShardDf = head + "; n from this shard (term not in the statistics snapshot " + snapshotKey
+            + "), N from the snapshot, from:";
+        this.explainNewTerm = head + "; n and N from this shard (term new since the statistics snapshot " + snapshotKey
+            + "), from:";
     }
 
     /** The statistics snapshot this similarity scores with, or null. */
@@ -118,7 +134,7 @@ public class QLogBM25Similarity extends BM25Similarity {
     public Explanation idfExplain(CollectionStatistics collectionStats, TermStatistics termStats) {
         long df = termStats.docFreq();
         long docCount = collectionStats.docCount();
-        String source = null;
+        String description = explainShard;
         StatisticsSnapshot snapshot = snapshotKey == null ? null : snapshots.get(snapshotKey);
         FieldTermStatistics fromSnapshot = snapshot == null ? null : snapshot.field(collectionStats.field());
         if (fromSnapshot != null) {
@@ -126,29 +142,23 @@ public class QLogBM25Similarity extends BM25Similarity {
             if (snapshotDf > 0) {
                 df = snapshotDf;
                 docCount = fromSnapshot.docCount();
-                source = "n and N from the statistics snapshot " + snapshotKey;
+                description = explainSnapshot;
             } else if (snapshot.minDocFreq() > 1) {
                 // Left out of the snapshot: in one document when it was taken (the shard's df
                 // is then the index's), or new. The shard's df with the snapshot's N, never
                 // below the shard's own N, so that n <= N holds however much was added.
                 docCount = Math.max(fromSnapshot.docCount(), docCount);
-                source = "n from this shard (term not in the statistics snapshot " + snapshotKey
-                    + "), N from the snapshot";
+                description = explainShardDf;
             } else {
                 // The snapshot holds every term it saw: this one is new since; the shard's own
                 // df and N estimate its share of the index.
-                source = "n and N from this shard (term new since the statistics snapshot "
-                    + snapshotKey + ")";
+                description = explainNewTerm;
             }
         }
         final float idf = idf(df, docCount);
-        final String formula = form == QLog.Form.LUCENE
-            ? "ln_q(1 + (N - n + 0.5) / (n + 0.5))"
-            : "max(0, ln_q((N - n + 0.5) / (n + 0.5)))";
         return Explanation.match(
             idf,
-            "idf, computed as q-log " + formula + " with ln_q(x) = (x^(1-q) - 1) / (1 - q), q = " + q
-                + ", form = " + form.settingValue() + (source == null ? "" : "; " + source) + ", from:",
+            description,
             Explanation.match(df, "n, number of documents containing term"),
             Explanation.match(docCount, "N, total number of documents with field"),
             Explanation.match(q, "q, the q-logarithm parameter (1 = plain BM25)")
