@@ -1,9 +1,10 @@
 """What "open and consistent" means, checked on a real engine: the name serves exactly one open
 index whose primaries are active, no write block left, the similarity settings exactly the old
 or exactly the new ones, ``_meta.qidf`` agreeing with them, the default search pipeline at the
-same end (and existing whenever the index names one), the same documents (count and a
-checksum of every id and source), and no journal, scratch index, stray clone or unused qidf
-pipeline left."""
+same end (and existing whenever the index names one), the statistics snapshot the similarity
+names stored and held by every data node, the same documents (count and a checksum of every id
+and source), and no journal, scratch index, stray clone, unused qidf pipeline or statistics
+snapshot that no index names (nor a half-taken one) left."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from qidf_ctl.install.index_ops import resolves_to, searchable
 from qidf_ctl.install.pipeline import SETTING, get_pipeline, names_pipeline
 from qidf_ctl.install.state import similarity_of
 from qidf_ctl.similarity import parse, unflatten
+from qidf_ctl.stats import snapshot as snapshots
 
 
 @dataclass
@@ -89,12 +91,48 @@ def leftovers(cluster: Cluster, public: str) -> list[str]:
         hits = cluster.request("POST", "/qidf-state/_search", {
             "query": {"term": {"kind": "journal"}}, "size": 100})["hits"]["hits"]
         found += [h["_id"] for h in hits if h["_source"].get("key") == public]
+    if snapshots.STORE_INDEX in names:
+        found += snapshot_leftovers(cluster)
     pid = stats_pipeline_id(public)
     if cluster.engine.distribution == "opensearch":  # Elasticsearch has no search pipelines
         named = {snapshot_setting(cluster, i) for i in serving}
         if pid not in named and get_pipeline(cluster, pid) is not None:
             found.append(f"search pipeline {pid}")
     return found
+
+
+def snapshot_leftovers(cluster: Cluster) -> list[str]:
+    """Statistics snapshots no index names, half-taken ones (a mark, no generation), and chunks
+    of no published generation: read from the plugin's store index itself."""
+    cluster.request("POST", f"/{snapshots.STORE_INDEX}/_refresh")
+    hits = cluster.request("POST", f"/{snapshots.STORE_INDEX}/_search", {
+        "size": 10000, "_source": ["kind", "key", "token", "body.generation", "body.token",
+                                    "body.taking"]})["hits"]["hits"]
+    metas = {h["_source"]["key"]: h["_source"].get("body") or {} for h in hits
+             if h["_source"].get("kind") == "meta"}
+    found = []
+    for key, body in sorted(metas.items()):
+        if not snapshots.named_by(cluster, key):
+            found.append(f"statistics snapshot {key} (no index names it)")
+        if body.get("taking") or not body.get("generation"):
+            found.append(f"statistics snapshot {key}: an unfinished take {body.get('taking')}")
+    for h in hits:
+        src = h["_source"]
+        if src.get("kind") == "chunk" and (metas.get(src.get("key")) or {}).get("token") != \
+                src.get("token"):
+            found.append(f"snapshot chunk {h['_id']} of no published generation")
+    return found
+
+
+def assert_snapshot_held(cluster: Cluster, key: str | None) -> None:
+    """The snapshot the similarity names is stored, and every data node holds its generation."""
+    if key is None:
+        return
+    found = snapshots.info(cluster, key)
+    assert snapshots.generation(found) > 0, f"the similarity names the snapshot {key}: missing"
+    assert found is not None
+    held, total, behind = snapshots.nodes_holding(found)
+    assert held == total, f"data nodes {behind} do not hold snapshot {key}"
 
 
 def snapshot_setting(cluster: Cluster, index: str) -> str | None:
@@ -136,7 +174,10 @@ def assert_consistent(cluster: Cluster, name: str, before: Snapshot,
     want = before.pipeline if end == "old" or new_pipeline == KEEP else new_pipeline
     assert now.pipeline == want, f"{end} similarity, but default pipeline {now.pipeline}"
     ours = now.pipeline == stats_pipeline_id(name)
-    assert bool((record or {}).get("stats")) == ours, f"_meta.qidf {record}, {now.pipeline}"
+    named = now.similarity.get(snapshots.SETTING)
+    assert bool((record or {}).get("stats")) == (ours or named is not None), \
+        f"_meta.qidf {record}, {now.pipeline}, snapshot {named}"
+    assert_snapshot_held(cluster, None if named is None else str(named))
     if names_pipeline(now.pipeline):
         assert get_pipeline(cluster, str(now.pipeline)) is not None, \
             f"the default search pipeline {now.pipeline} does not exist: searches fail"

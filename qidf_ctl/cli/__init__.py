@@ -18,6 +18,7 @@ from qidf_ctl.cli import (  # noqa: F401
     render,
     search,
     similarity,
+    snapshot,
     stats,
 )
 from qidf_ctl.cli.app import app, main

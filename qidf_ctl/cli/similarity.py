@@ -46,13 +46,16 @@ StrategyOpt = Annotated[install.Strategy, typer.Option(
     "clone. reopen (Elasticsearch 8.12+): one settings call that closes, updates and reopens "
     "the index. The costs of each, measured: the apply-safety page of the docs.")]
 StatsOpt = Annotated[str, typer.Option(
-    "--stats", metavar="[auto|index|shard]",
+    "--stats", metavar="[auto|snapshot|index|shard]",
     help="Statistics the index's scoring searches use, for every client, with no "
-    "change to the application: index (a default search pipeline of qidf's runs them with "
-    "index-wide df, as dfs_query_then_fetch does; OpenSearch with the qidf plugin on every "
-    "node), shard (the engine's default: each shard its own df and N), or auto (index when the "
-    "index has several shards and every node has the processor). A default pipeline the "
-    "index already has keeps running, its processors first. See the shards page of the "
+    "change to the application: snapshot (the plugin's similarity scores plain searches with "
+    "index-wide df and N taken once, at the cost of a plain search; `qidf snapshot refresh` "
+    "takes them again), index (a default search pipeline of qidf's runs them with index-wide "
+    "df, as dfs_query_then_fetch does, one extra round trip; OpenSearch with the qidf plugin "
+    "on every node), shard (the engine's default: each shard its own df and N), or auto "
+    "(snapshot when the index has several shards and the plugin's similarity and snapshots "
+    "are on every node, else index where every node has the processor). A default pipeline "
+    "the index already has keeps running, its processors first. See the shards page of the "
     "docs.")]
 AllowHidden = Annotated[bool, typer.Option(
     "--allow-hidden", help="Allow a hidden or system index (dot names, index.hidden).")]
@@ -321,6 +324,17 @@ def show_cmd(index: IndexArg, conn: ClusterOptions, json_out: Json = False) -> N
             err.print(f"warning: {line}", markup=False)
     out.print(f"{info['index']} ({info['engine']}, {info['status']}): {info['similarity']}",
               markup=False)
+    held = statistics.get("snapshot")
+    if held and held.get("generation"):
+        out.print(f"searches: {scope.describe_scope('snapshot', key=held['key'])}: generation "
+                  f"{held['generation']}, {held['stale']}; held by {held['nodes_holding']} of "
+                  f"{held['data_nodes']} data nodes", markup=False)
+        if held["staleness"]["refresh_due"]:
+            err.print(f"note: a refresh is due (`qidf snapshot refresh {held['key']}`): "
+                      "rankings drift from explicit dfs as documents are added (the shards "
+                      "page of the docs)", markup=False)
+        if held.get("shared"):
+            err.print(f"note: {held['shared']}", markup=False)
     if statistics["qidf_pipeline"]:
         out.print(f"searches: {scope.describe_scope(statistics['scope'], statistics['composes'])}"
                   f" (default search pipeline {statistics['qidf_pipeline']})", markup=False)

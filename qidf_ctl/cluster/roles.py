@@ -85,6 +85,16 @@ STATS_CLUSTER = (
     "cluster:admin/search/pipeline/delete",  # DELETE _search/pipeline/qidf-stats-<index>
     "cluster:monitor/nodes/info",            # GET _nodes/search_pipelines (auto, index)
 )
+# ``apply --stats snapshot`` (and ``auto`` choosing it), ``qidf snapshot refresh``, revert and
+# show: the plugin's statistics-snapshot actions (io.github.qidf.similarity.*.SnapshotActions).
+# Taking one is an action on the index it reads; the plugin writes its own store index
+# (qidf-snapshots) under its own identity, so the user needs no right on it.
+SNAPSHOT_CLUSTER = (
+    "cluster:monitor/qidf/stats_snapshot/get",    # GET _plugins/qidf/stats_snapshot[/<key>]
+    "cluster:admin/qidf/stats_snapshot/load",     # POST .../<key>/_load
+    "cluster:admin/qidf/stats_snapshot/delete",   # DELETE .../<key> (revert, --stats shard)
+)
+SNAPSHOT_INDEX = ("indices:admin/qidf/stats_snapshot/take",)  # PUT .../<key> {"index": ...}
 SEARCH_CLUSTER = ("cluster:monitor/main", "indices:data/read/scroll",
                   "indices:data/read/scroll/clear", "indices:data/read/msearch",
                   "indices:data/read/mget")
@@ -118,7 +128,7 @@ COMPANIONS = {
     "indices:data/read/field_caps": "indices:data/read/field_caps[index]",
 }
 CLUSTER_LEVEL = frozenset(OPERATOR_CLUSTER + AUTO_MODE_CLUSTER + STATS_CLUSTER + SEARCH_CLUSTER
-                          + QUERY_TIME_CLUSTER)
+                          + QUERY_TIME_CLUSTER + SNAPSHOT_CLUSTER)
 
 
 def is_cluster_action(action: str) -> bool:
@@ -146,9 +156,11 @@ def opensearch_roles(patterns: list[str]) -> dict[str, dict[str, Any]]:
             "description": "qidf apply/revert --strategy clone (add to qidf_operator)",
             "index_permissions": [_index_permission(patterns, CLONE_INDEX)]},
         "qidf_stats": {
-            "description": "qidf apply --stats index|auto and revert: the index's default "
-                           "search pipeline (add to qidf_operator)",
-            "cluster_permissions": list(STATS_CLUSTER)},
+            "description": "qidf apply --stats index|snapshot|auto, snapshot refresh and "
+                           "revert: the index's default search pipeline and statistics "
+                           "snapshot (add to qidf_operator)",
+            "cluster_permissions": list(STATS_CLUSTER + SNAPSHOT_CLUSTER),
+            "index_permissions": [_index_permission(patterns, SNAPSHOT_INDEX)]},
         "qidf_search": {
             "description": "searching with a q-log index: read only",
             "cluster_permissions": list(SEARCH_CLUSTER),

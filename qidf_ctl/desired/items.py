@@ -55,7 +55,7 @@ class PlanItem:
     body: dict[str, Any] | None = None  # templates: the body apply PUTs
     fingerprint: str = ""
     notes: list[str] = dataclasses.field(default_factory=list)
-    stats: str = ""  # indices: index or shard, what apply gives it ("" in plans before 0.3)
+    stats: str = ""  # indices: index, snapshot or shard, what apply gives it ("" before 0.3)
     stats_before: str = ""
     stats_only: bool = False  # only the default search pipeline and the record change
 

@@ -30,7 +30,7 @@ Check = Callable[[Any], str | None]  # None when the value fits, else what was e
 
 INDEX_STRATEGIES = ("close", "clone", "reopen")
 STRATEGIES = (*INDEX_STRATEGIES, "none")
-SCOPES = ("", "index", "shard")
+SCOPES = ("", "index", "shard", "snapshot")
 MODES = tuple(m.value for m in Mode)
 HINT = "write a new one with qidf plan -f qidf.toml --out plan.json"
 

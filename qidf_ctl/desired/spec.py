@@ -87,12 +87,14 @@ SIMILARITY_KEYS: tuple[Key, ...] = (
         "search), `clone` (no search downtime; a short write block) or `reopen` (Elasticsearch "
         "8.12+: one `_settings?reopen=true` call, a second without search).",
         "close", STRATEGIES),
-    Key("stats", "string", "Statistics the index's scoring searches use: `index` (qidf's "
-        "default search pipeline sends them as dfs_query_then_fetch, for every client; "
-        "OpenSearch with the qidf plugin on every node), `shard` (the engine's default) or "
-        "`auto` (`index` when the index has several shards and every node has the "
-        "processor). Indices a template creates later get the engine's default until the "
-        "next apply.", "auto", STATS),
+    Key("stats", "string", "Statistics the index's scoring searches use: `snapshot` (the "
+        "plugin's similarity scores plain searches with index-wide statistics taken once; "
+        "`qidf snapshot refresh` takes them again), `index` (qidf's default search pipeline "
+        "sends them as dfs_query_then_fetch, for every client; OpenSearch with the qidf "
+        "plugin on every node), `shard` (the engine's default) or `auto` (`snapshot` when the "
+        "index has several shards and the plugin's similarity and snapshots are on every "
+        "node, else `index` when every node has the processor). Indices a template creates "
+        "later get the engine's default until the next apply.", "auto", STATS),
     Key("field", "string", "Text field that must be affected (refused if its mapping names "
         "its own similarity); with auto, the field measured.",
         only_for=("index", "alias", "pattern")),

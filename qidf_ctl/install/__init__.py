@@ -9,6 +9,7 @@ strategies' steps), ``pipeline``, ``scope`` and ``shard_cost`` (which statistics
 searches use: qidf's default search pipeline, ``--stats``, and what per-shard statistics
 cost), ``settle`` (finish or roll back from a journal), ``lease``, ``journal``, ``store``
 (qidf's state index), ``index_ops`` (slow calls waited for with the engine's timeouts),
+``snapshot`` and ``refresh`` (the statistics snapshot of ``--stats snapshot``),
 ``signals``, ``faults`` (test-only hook), ``record`` (``_meta.qidf``), ``state``,
 ``validate``, ``mode``, ``limits`` (queries that will not score with q-log).
 """
@@ -19,6 +20,7 @@ from qidf_ctl.install.lease import LeaseHeld
 from qidf_ctl.install.mode import PLUGIN_NAME, choose_mode, presence
 from qidf_ctl.install.notice import pending_notice
 from qidf_ctl.install.recovery import recover
+from qidf_ctl.install.refresh import refresh
 from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.show import show
 from qidf_ctl.install.state import META_KEY, SimilarityState, read_state
@@ -27,5 +29,5 @@ from qidf_ctl.install.validate import validate_on_scratch_index
 
 __all__ = ["COSTS", "META_KEY", "PLUGIN_NAME", "ChangeResult", "LeaseHeld", "SimilarityState",
            "Strategy", "apply", "apply_auto", "check_supported", "choose_mode",
-           "pending_notice", "presence", "read_state", "recover", "revert", "show",
+           "pending_notice", "presence", "read_state", "recover", "refresh", "revert", "show",
            "untouched", "validate_on_scratch_index"]

@@ -19,7 +19,7 @@ from typing import Any
 from qidf_ctl.cluster import Cluster, capabilities
 from qidf_ctl.cluster.names import clone_name, scratch_name
 from qidf_ctl.errors import ConflictError, QidfError
-from qidf_ctl.install import clone_swap, close_swap, reopen_swap, scope
+from qidf_ctl.install import clone_swap, close_swap, reopen_swap, scope, snapshot
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.limits import query_warnings
 from qidf_ctl.install.notice import pending_notice
@@ -47,6 +47,7 @@ from qidf_ctl.similarity import (
     unflatten,
     update_body,
 )
+from qidf_ctl.stats.snapshot import key_of
 
 
 def _check_field(state: SimilarityState, field_name: str | None) -> None:
@@ -96,6 +97,8 @@ def _journal(sess: Session, target: Target, state: SimilarityState, operation: s
     if stats is not None and stats.new is not None:
         journal.pipeline = stats.pipeline
         journal.stats_old, journal.stats_new = stats.old.as_dict(), stats.new.as_dict()
+    if stats is not None and stats.snapshot is not None and stats.snapshot.changes:
+        journal.snapshot = stats.snapshot.as_dict()
     if strategy is Strategy.CLONE and not same_settings(journal.old, journal.new):
         journal.target = clone_name(target.key, sess.run_id)
         journal.aliases = target.aliases
@@ -138,6 +141,21 @@ def _dry_run_note(cluster: Cluster, name: str, result: ChangeResult) -> ChangeRe
     return result
 
 
+def _statistics_plan(cluster: Cluster, state: SimilarityState, key: str, stats: str | None,
+                     mode: Mode, new: dict[str, Any]) -> tuple[scope.StatsPlan | None,
+                                                            dict[str, Any]]:
+    """The statistics part and the similarity settings with the snapshot it names: the one
+    the plan takes, none when the plan drops it, the current one when the statistics are left
+    as they are (a Painless similarity cannot name one: it is dropped then)."""
+    current = key_of(state.description.settings)
+    if stats is None and current is not None and mode is Mode.SCRIPT:
+        stats = scope.SHARD
+    plan = scope.plan_apply(cluster, state, key, stats, mode)
+    if plan is None:
+        return None, snapshot.with_key(new, current)
+    return plan, snapshot.with_key(new, plan.snapshot.take if plan.snapshot else None)
+
+
 def apply(
     cluster: Cluster,
     name: str,
@@ -166,7 +184,7 @@ def apply(
     after = Installed("qlog", mode, params, legacy).describe()
     if dry_run:
         state = read_state(cluster, target.index)
-        plan = scope.plan_apply(cluster, state, target.key, stats)
+        plan, new = _statistics_plan(cluster, state, target.key, stats, mode, new)
         result = ChangeResult(state.index, "apply", False, "", state.installed.describe(),
                               after, settings_body=update_body(state.similarity_flat, new),
                               dry_run=True, strategy=strategy.value)
@@ -183,7 +201,7 @@ def apply(
         state = read_state(cluster, target.index)
         _preflight(cluster, target, state, "change its similarity", strategy)
         _check_field(state, field_name)
-        plan = scope.plan_apply(cluster, state, target.key, stats)
+        plan, new = _statistics_plan(cluster, state, target.key, stats, mode, new)
         result = ChangeResult(
             state.index, "apply", False, "", state.installed.describe(), after,
             [f"field {f!r} names its own similarity {s!r} and keeps it (mappings cannot "

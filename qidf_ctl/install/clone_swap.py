@@ -21,7 +21,7 @@ from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path
 from qidf_ctl.errors import ClusterError, ConflictError, QidfError
-from qidf_ctl.install import index_ops, pipeline
+from qidf_ctl.install import index_ops, pipeline, snapshot
 from qidf_ctl.install.close_swap import current_similarity, update_similarity
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
@@ -184,7 +184,9 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
     # decides from what it observes, the journal only gives it the values), and the record
     # is written after the swap, as the close strategy writes it after the open.
     return [*pipeline.stage_steps(cluster, journal, progress),
+            *snapshot.stage_steps(cluster, journal, progress),
             ("blocked", block, False), ("cloned", clone, False),
             ("configured", configure, False), ("searchable", check, False),
             ("swapped", swap, True), *pipeline.steps(cluster, journal, target, progress),
-            ("recorded", record, True), ("retired", retire_source, True)]
+            ("recorded", record, True), ("retired", retire_source, True),
+            *snapshot.steps(cluster, journal, progress)]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.install import index_ops, pipeline
+from qidf_ctl.install import index_ops, pipeline, snapshot
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
 from qidf_ctl.install.record import ensure_meta
@@ -60,13 +60,15 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
 
     record = record_step(cluster, journal, index, progress)
     stats = pipeline.steps(cluster, journal, index, progress)
+    taken = snapshot.stage_steps(cluster, journal, progress)
+    dropped = snapshot.steps(cluster, journal, progress)
     if same_settings(journal.old, journal.new):
-        return [*stats, record]
+        return [*taken, *stats, record, *dropped]
     # The index is closed from "closed" to "opened": no journal write in between, to keep
     # the outage short (recovery decides from what it observes, not from the step). The
     # default search pipeline is a dynamic setting: it changes on the open index.
-    return [*pipeline.stage_steps(cluster, journal, progress), ("closed", close, False),
-            ("updated", update, False), ("opened", reopen, True), *stats, record]
+    return [*pipeline.stage_steps(cluster, journal, progress), *taken, ("closed", close, False),
+            ("updated", update, False), ("opened", reopen, True), *stats, record, *dropped]
 
 
 def record_step(cluster: Cluster, journal: Journal, index: str, progress: Progress) -> Step:

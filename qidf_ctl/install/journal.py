@@ -4,7 +4,8 @@ was being done and can finish or roll it back.
 
 It holds the intent (operation, strategy, old and new similarity settings, the old ``_meta``
 and the one to write, for a clone the target index and the aliases to move, and when the
-index's default search pipeline changes too, both ends of that: ``pipeline.StatsSide``) and
+index's default search pipeline changes too, both ends of that: ``pipeline.StatsSide``; the
+statistics snapshot taken or dropped: ``snapshot.SnapshotPart``) and
 the last step reached. Recovery decides from what it observes on the cluster, using the journal for
 the values only, so a step that happened but was not yet journaled is handled too.
 """
@@ -44,6 +45,7 @@ class Journal:
     pipeline: str | None = None  # qidf's search pipeline, when the statistics part changes
     stats_old: dict[str, Any] | None = None  # StatsSide before ...
     stats_new: dict[str, Any] | None = None  # ... and after (None: that part is unchanged)
+    snapshot: dict[str, Any] | None = None  # snapshot.SnapshotPart: taken or dropped
     step: str = JOURNALED
     history: list[list[Any]] = field(default_factory=list)
     started_at: float = field(default_factory=time.time)

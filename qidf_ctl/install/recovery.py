@@ -1,6 +1,7 @@
 """``recover``: settle an interrupted operation explicitly, and repair a ``_meta.qidf`` record
 that disagrees with the settings (the statistics part too: a record of qidf's pipeline where
-the index names another, or qidf's pipeline named but deleted by hand). apply and revert do
+the index names another, or qidf's pipeline named but deleted by hand, or a statistics
+snapshot named but missing, which is taken again). apply and revert do
 the first themselves; ``recover`` is for an index a person wants made consistent now, or
 whose stale lease needs ``--force``."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 import time
 
 from qidf_ctl.cluster import Cluster
-from qidf_ctl.install import pipeline, scope
+from qidf_ctl.install import pipeline, scope, snapshot
 from qidf_ctl.install.operation import remove_stale_scratch, session
 from qidf_ctl.install.record import disagreement, ensure_meta, read_meta, without_record
 from qidf_ctl.install.result import ChangeResult
@@ -51,13 +52,16 @@ def _repair_stats(cluster: Cluster, state: SimilarityState, key: str) -> str | N
     found = scope.inspect(cluster, state, key)
     recorded = (state.record or {}).get(RECORD_KEY)
     meta = read_meta(cluster, state.index) or {}
-    if recorded and not found["qidf_pipeline"]:
+    if recorded and recorded.get("pipeline") and not found["qidf_pipeline"]:
         rest = {k: v for k, v in (state.record or {}).items() if k != RECORD_KEY}
         ensure_meta(cluster, state.index, {**meta, META_KEY: rest} if rest
                     else without_record(meta))
         return (f"_meta.qidf.stats names {recorded.get('pipeline')}, but the index's default "
                 f"search pipeline is {found['default_pipeline'] or 'not set'}: the record "
                 "was removed")
+    taken = snapshot.repair(cluster, state, key, found.get("snapshot"))
+    if taken:
+        return taken
     pid = found["qidf_pipeline"]
     if pid and pipeline.get_pipeline(cluster, pid) is None:
         user = (recorded or {}).get("composes")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from qidf_ctl.cluster import Cluster, index_path
-from qidf_ctl.install import index_ops, pipeline
+from qidf_ctl.install import index_ops, pipeline, snapshot
 from qidf_ctl.install.close_swap import current_similarity, record_step
 from qidf_ctl.install.index_ops import Wait
 from qidf_ctl.install.journal import Journal
@@ -58,9 +58,12 @@ def steps(cluster: Cluster, journal: Journal, wait: Wait, progress: Progress,
 
     record = record_step(cluster, journal, index, progress)
     stats = pipeline.steps(cluster, journal, index, progress)
+    taken = snapshot.stage_steps(cluster, journal, progress)
+    dropped = snapshot.steps(cluster, journal, progress)
     if same_settings(journal.old, journal.new):
-        return [*stats, record]
+        return [*taken, *stats, record, *dropped]
     # The engine answers once the index is reopened; its primaries are still starting then
     # ("searchable" measures that recovery apart, and is journaled once searches work).
-    return [*pipeline.stage_steps(cluster, journal, progress), ("reopened", reopen, False),
-            ("searchable", recovered, True), *stats, record]
+    return [*pipeline.stage_steps(cluster, journal, progress), *taken,
+            ("reopened", reopen, False), ("searchable", recovered, True), *stats, record,
+            *dropped]

@@ -31,6 +31,8 @@ class ChangeResult:
     stats: str = ""  # statistics of scoring searches afterwards: index, shard ("" untouched)
     stats_reason: str = ""
     search_pipeline: str = ""  # index.search.default_pipeline afterwards ("" not set)
+    stats_snapshot: str = ""  # the statistics snapshot the similarity names afterwards ("" none)
+    snapshot: dict[str, Any] | None = None  # refresh: what the plugin took
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

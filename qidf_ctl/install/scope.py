@@ -2,9 +2,12 @@
 
 ``index``: searches that name no pipeline run through qidf's default pipeline, which sends
 the scoring ones as ``dfs_query_then_fetch`` (index-wide df and N, the one-shard ranking);
-``shard``: the engine's default (each shard's own statistics); ``auto``: ``index`` when the
-index has several shards and every node has the processor, else ``shard``. The same words
-``qidf search --stats`` uses.
+``snapshot``: the plugin's similarity scores plain searches with a statistics snapshot of
+the index (the same index-wide numbers, taken once, with no dfs round trip: ``snapshot``);
+``shard``: the engine's default (each shard's own statistics); ``auto``: ``snapshot`` when
+the index has several shards, the similarity is the plugin's and every data node holds
+snapshots, else ``index`` when every node has the processor, else ``shard``. ``qidf search
+--stats`` uses the words ``index`` and ``shard`` the same way.
 
 What qidf installs is recorded in the mapping's ``_meta.qidf.stats``: the pipeline, the
 setting's value before (restored exactly by ``--stats shard`` and ``revert``) and the user
@@ -25,22 +28,26 @@ from typing import Any
 from qidf_ctl.cluster import Cluster, describe_index
 from qidf_ctl.cluster.names import STATS_PIPELINE_PREFIX, stats_pipeline_id
 from qidf_ctl.errors import ClusterError, ConflictError, QidfError, UsageError
-from qidf_ctl.install import ownership, pipeline
+from qidf_ctl.install import ownership, pipeline, snapshot
 from qidf_ctl.install.pipeline import PROCESSOR, StatsSide
 from qidf_ctl.install.result import ChangeResult
 from qidf_ctl.install.shard_cost import CLIENT_CHANGE, client_change, cost_line
+from qidf_ctl.install.snapshot import SnapshotPart
 from qidf_ctl.install.state import META_KEY, SimilarityState
 from qidf_ctl.querytime.statistics import INDEX, SHARD
+from qidf_ctl.similarity import Mode
+from qidf_ctl.stats import snapshot as snapshot_api
 
 AUTO = "auto"
-CHOICES = (AUTO, INDEX, SHARD)
+SNAPSHOT = "snapshot"
+CHOICES = (AUTO, INDEX, SHARD, SNAPSHOT)
 RECORD_KEY = "stats"
 MIN_VERSION = (2, 9)  # search pipelines are generally available from OpenSearch 2.9
 
 
 def check_choice(value: str) -> str:
     if value not in CHOICES:
-        raise UsageError(f"--stats must be index, shard or auto, got {value!r}")
+        raise UsageError(f"--stats must be index, snapshot, shard or auto, got {value!r}")
     return value
 
 
@@ -92,13 +99,19 @@ def support(cluster: Cluster) -> Support:
     return Support(True, f"{PROCESSOR} is on {where}")
 
 
-def resolve(cluster: Cluster, requested: str, shards: int) -> tuple[str, str]:
-    """``index`` or ``shard`` for this index, and one line saying why."""
+def resolve(cluster: Cluster, requested: str, shards: int,
+            mode: Mode | None = None) -> tuple[str, str]:
+    """``snapshot``, ``index`` or ``shard`` for this index, and one line saying why; ``mode``
+    is the similarity's (a snapshot is read by the plugin's only; None: not known)."""
     check_choice(requested)
     if requested == SHARD:
         return SHARD, "per-shard statistics (asked for)"
     if requested == AUTO and shards <= 1:
         return SHARD, "one shard: its statistics are the index's"
+    if requested == SNAPSHOT or (requested == AUTO and mode is Mode.PLUGIN):
+        chosen = _resolve_snapshot(cluster, requested, mode)
+        if chosen is not None:
+            return chosen
     found = support(cluster)
     if found.available:
         return INDEX, f"index-wide statistics for scoring searches ({found.reason})"
@@ -115,6 +128,25 @@ def resolve(cluster: Cluster, requested: str, shards: int) -> tuple[str, str]:
     raise QidfError(f"--stats index: {found.reason}; or use --stats shard")
 
 
+def _resolve_snapshot(cluster: Cluster, requested: str,
+                      mode: Mode | None) -> tuple[str, str] | None:
+    """``snapshot`` when every data node holds snapshots; None (``auto``: decide as before)."""
+    if requested == SNAPSHOT and mode is Mode.SCRIPT:
+        raise UsageError("--stats snapshot needs the native plugin's similarity (--mode plugin, "
+                         "or auto on a cluster with the plugin): the Painless similarity cannot "
+                         "read a statistics snapshot")
+    found = snapshot_api.support(cluster)
+    if found.available:
+        return SNAPSHOT, f"index-wide statistics from a statistics snapshot ({found.reason})"
+    if requested == AUTO:
+        return None
+    if found.forbidden:
+        raise ClusterError(f"--stats snapshot: {found.reason}; or use --stats shard",
+                           status=403, error_type="security_exception")
+    raise QidfError(f"--stats snapshot: {found.reason}; or use --stats index (OpenSearch) or "
+                    "--stats shard")
+
+
 @dataclass
 class StatsPlan:
     """The statistics part of one apply or revert."""
@@ -127,22 +159,24 @@ class StatsPlan:
     reason: str = ""
     warning: str | None = None  # per-shard statistics on several shards: what they cost
     kept: str | None = None  # qidf's pipeline stays: another index names it (ownership)
+    snapshot: SnapshotPart | None = None  # the statistics snapshot taken or dropped
 
     @property
     def changes(self) -> bool:
-        return self.new is not None
+        return self.new is not None or (self.snapshot is not None and self.snapshot.changes)
 
     def describe(self) -> str:
-        return describe_scope(self.scope, (self.record or {}).get("composes"))
+        return describe_scope(self.scope, (self.record or {}).get("composes"),
+                              (self.record or {}).get("snapshot"))
 
 
 def plan_apply(cluster: Cluster, state: SimilarityState, key: str,
-                stats: str | None) -> StatsPlan | None:
+                stats: str | None, mode: Mode | None = None) -> StatsPlan | None:
     """The statistics part of an apply: ``stats`` resolved and planned (None: ``stats`` None,
     left as it is)."""
     if stats is None:
         return None
-    chosen, reason = resolve(cluster, stats, state.description.shards)
+    chosen, reason = resolve(cluster, stats, state.description.shards, mode)
     return plan(cluster, state, key, chosen, reason)
 
 
@@ -152,6 +186,7 @@ def note(result: ChangeResult, plan: StatsPlan | None) -> None:
         return
     result.stats = plan.scope
     result.stats_reason = plan.reason
+    result.stats_snapshot = (plan.record or {}).get("snapshot") or ""
     result.search_pipeline = (plan.new or plan.old).setting or ""
     if plan.warning:
         result.warnings.append(plan.warning)
@@ -174,13 +209,16 @@ def meta_with(meta: dict[str, Any] | None, record: dict[str, Any], plan: StatsPl
 
 def message(plan: StatsPlan | None) -> str:
     """The end of apply's and revert's one-line message, when the statistics change."""
-    if plan is None or plan.new is None:
+    if plan is None or not plan.changes:
         return ""
     return f"; searches: {plan.describe()}" + (
         f" (default search pipeline {plan.pipeline})" if plan.scope == INDEX else "")
 
 
-def describe_scope(scope: str, composes: str | None = None) -> str:
+def describe_scope(scope: str, composes: str | None = None, key: str | None = None) -> str:
+    if scope == SNAPSHOT:
+        return "index-wide statistics from the statistics snapshot" + (
+            f" {key}" if key else "") + " (plain searches, no dfs round trip)"
     if scope == INDEX:
         return "index-wide statistics (dfs_query_then_fetch) for scoring searches" + (
             f", after the processors of {composes}" if composes else "")
@@ -219,6 +257,7 @@ def plan(cluster: Cluster, state: SimilarityState, key: str, scope: str,
     ours = old.setting == pid
     set_by_qidf = ours or inherited(old.setting, recorded, pid)
     previous = (recorded or {}).get("previous") if set_by_qidf else old.setting
+    part = snapshot.plan(cluster, state, key, scope == SNAPSHOT)
     if scope == INDEX:
         if (previous or "").startswith(STATS_PIPELINE_PREFIX):
             raise ConflictError(
@@ -235,11 +274,11 @@ def plan(cluster: Cluster, state: SimilarityState, key: str, scope: str,
         new: StatsSide | None = StatsSide(pid, body)
         record: dict[str, Any] | None = {"scope": INDEX, "pipeline": pid,
                                          "previous": previous, "composes": user}
-    else:
+    else:  # shard, or snapshot (which needs no pipeline: qidf's goes)
         if set_by_qidf:
             _require(cluster, previous, f"restoring {pipeline.SETTING} = {previous}")
         new = StatsSide(previous) if set_by_qidf else old
-        record = None
+        record = {"scope": SNAPSHOT, "snapshot": key} if scope == SNAPSHOT else None
     if new == old and record == recorded:
         new = None
     warning = None
@@ -251,11 +290,14 @@ def plan(cluster: Cluster, state: SimilarityState, key: str, scope: str,
         using = ownership.users(cluster, pipeline.SETTING, pid, [state.index])
         if using != []:
             kept = ownership.kept_line("search pipeline", pid, using)
-    return StatsPlan(scope, pid, old, new, record, reason, warning, kept)
+    return StatsPlan(scope, pid, old, new, record, reason, warning, kept=kept, snapshot=part)
 
 
 def current_scope(flat_settings: dict[str, Any]) -> str:
-    """What the index's searches use now: ``index`` when its default pipeline is qidf's."""
+    """What the index's searches use now: ``snapshot`` when its similarity names a statistics
+    snapshot, ``index`` when its default pipeline is qidf's."""
+    if snapshot_api.key_of(flat_settings):
+        return SNAPSHOT
     setting = pipeline.setting_of(flat_settings) or ""
     return INDEX if setting.startswith(STATS_PIPELINE_PREFIX) else SHARD
 
@@ -268,9 +310,15 @@ def advice(cluster: Cluster, shards: int, current: str) -> str | None:
     if line is None:
         return None
     try:
+        snapshots = snapshot_api.support(cluster)
         found = support(cluster)
     except ClusterError:
+        snapshots = snapshot_api.Support(False, "", known=False)
         found = Support(False, "", known=False)
+    if snapshots.available:
+        return (f"{line}; `qidf apply INDEX --mode plugin --stats snapshot` makes the plugin's "
+                "similarity score every search with index-wide statistics, with no change to "
+                "the application and no extra round trip")
     if found.available:
         return (f"{line}; `qidf apply INDEX --stats index` makes the server search it with "
                 "index-wide statistics, with no change to the application")
@@ -288,11 +336,14 @@ def inspect(cluster: Cluster, state: SimilarityState, key: str) -> dict[str, Any
                              "default_pipeline": setting,
                              "qidf_pipeline": setting if qidf_named else None,
                              "composes": recorded.get("composes") if qidf_named else None,
-                             "problem": None}
-    if recorded and not qidf_named:
+                             "problem": None,
+                             "snapshot": snapshot.inspect(cluster, state, key)}
+    if recorded.get("pipeline") and not qidf_named:
         found["problem"] = (f"_meta.qidf.stats says {recorded.get('pipeline')} is the default "
                             f"search pipeline, but the index has {setting or 'none'}: `qidf "
                             f"recover {key}` rewrites the record")
+    if found["snapshot"] and found["snapshot"].get("problem"):
+        found["problem"] = found["snapshot"]["problem"]
     if not pipeline.names_pipeline(setting):
         return found
     assert setting is not None

@@ -7,8 +7,8 @@ write the record), else it is rolled back (open with the old settings); an index
 not open with the new settings gets the old ones back. Clone strategy: if the swap happened
 the change is finished (record, old index deleted), else it is rolled back (the clone
 deleted, the write block lifted). The default search pipeline follows the similarity to the
-same end (``pipeline.settle``). Every action looks before it acts,
-so recovery itself can be interrupted and run again.
+same end (``pipeline.settle``), and so does the statistics snapshot (``snapshot.settle``).
+Every action looks before it acts, so recovery itself can be interrupted and run again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import ClusterError
-from qidf_ctl.install import clone_swap, index_ops, pipeline
+from qidf_ctl.install import clone_swap, index_ops, pipeline, snapshot
 from qidf_ctl.install import journal as jr
 from qidf_ctl.install.close_swap import current_similarity, update_similarity
 from qidf_ctl.install.index_ops import Wait
@@ -64,6 +64,12 @@ class Outcome:
         return self.describe()
 
 
+def _statistics(cluster: Cluster, j: Journal, index: str, end: str, progress: Progress) -> None:
+    """The default search pipeline and the statistics snapshot, to the similarity's end."""
+    pipeline.settle(cluster, j, index, end, progress)
+    snapshot.settle(cluster, j, end, progress)
+
+
 def _ensure_open(cluster: Cluster, index: str, wait: Wait, tries: int = 2,
                  always: bool = False) -> None:
     """Open ``index`` unless it is open and searchable; a refused open is tried again once
@@ -99,19 +105,19 @@ def _settle_close(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
             index_ops.close_index(cluster, j.index, wait)
             update_similarity(cluster, j.index, j.old)
             _ensure_open(cluster, j.index, wait)
-            pipeline.settle(cluster, j, j.index, "old", progress)
+            _statistics(cluster, j, j.index, "old", progress)
             return Outcome(ROLLED_BACK, j, "it would not open with the new similarity; the "
                            "previous settings are back")
-        pipeline.settle(cluster, j, j.index, "new", progress)
+        _statistics(cluster, j, j.index, "new", progress)
         ensure_meta(cluster, j.index, j.new_meta)
         return Outcome(FINISHED, j)
     if same_settings(now, j.old):
         progress(f"rolling back: {j.index} keeps its previous similarity")
         _ensure_open(cluster, j.index, wait, always=True)
-        pipeline.settle(cluster, j, j.index, "old", progress)
+        _statistics(cluster, j, j.index, "old", progress)
         return Outcome(ROLLED_BACK, j)
     _ensure_open(cluster, j.index, wait, always=True)
-    pipeline.settle(cluster, j, j.index, "old", progress)
+    _statistics(cluster, j, j.index, "old", progress)
     return Outcome(UNKNOWN, j, "its similarity settings are neither the old nor the new ones, "
                    "so someone else changed them: left as they are; check `qidf show`")
 
@@ -128,6 +134,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
         ensure_meta(cluster, j.target, j.new_meta)
         if not j.replace_name:
             clone_swap.retire(cluster, j.index, j.index_uuid, progress)
+        snapshot.settle(cluster, j, "new", progress)  # after the source is gone
         return Outcome(FINISHED, j, f"{j.key} now serves {j.target}")
     source = index_ops.flat_settings(cluster, j.index)
     if j.target:
@@ -141,7 +148,7 @@ def _settle_clone(cluster: Cluster, j: Journal, wait: Wait, progress: Progress) 
     if str(source.get("index.blocks.write", "false")).lower() == "true":
         progress(f"rolling back: lifting the write block of {j.index}")
         index_ops.unblock_writes(cluster, j.index)
-    pipeline.settle(cluster, j, j.index, "old", progress)
+    _statistics(cluster, j, j.index, "old", progress)
     return Outcome(ROLLED_BACK, j)
 
 

@@ -30,6 +30,10 @@ some corpora and keeps the others' results):
 
 The node needs the qidf plugin (``--mode plugin``, the default; the plugin and Painless rank
 identically, the plugin is faster). Indices ``qidf-shard-*`` are kept and reused.
+
+``--snapshot`` runs the statistics-snapshot benchmark instead (``sharding_snapshot``: the
+snapshot beside plain, explicit dfs and the pipeline, interleaved, and its drift), writing
+``benchmarks/sharding/snapshot.json`` and ``snapshot.md``.
 """
 
 from __future__ import annotations
@@ -55,7 +59,9 @@ from qidf_ctl.evaluation.score import score_run
 from qidf_ctl.evaluation.tasks import RetrievalTask, code_to_doc
 from qidf_ctl.predictors import DEFAULT_PREDICTOR, predict_for_index
 from qidf_ctl.similarity import Mode, QlogParams
+from qidf_ctl.stats import snapshot as snapshot_api
 from qidf_ctl.stats.query_sample import from_texts
+from qidf_research import sharding_snapshot, sharding_snapshot_report
 from qidf_research.paths import CACHE as RESEARCH_CACHE
 from qidf_research.sharding_pipeline import pipeline_setting
 from qidf_research.sharding_report import OUT, SHARDS, findings, write_readme
@@ -267,6 +273,37 @@ def merged(kept: list[dict[str, Any]], measured: list[dict[str, Any]],
                   else len(order) + both.index(c))
 
 
+def snapshot_main(cluster: Cluster, shards: list[int], drift: set[int],
+                  documents: int = sharding_snapshot.DOCUMENTS,
+                  n_queries: int = sharding_snapshot.QUERIES) -> int:
+    """The statistics-snapshot benchmark (``sharding_snapshot``) on the go-large slice."""
+    path = corpus_file("go-large")
+    if path is None:
+        log(f"go-large: no corpus file in {RESEARCH_CACHE / 'corpora'}")
+        return 1
+    started, load_before = time.monotonic(), os.getloadavg()[0]
+    task, outside = sharding_snapshot.slice_task(load_pairs(path), documents, n_queries)
+    log(f"snapshot benchmark: {len(task.corpus):,} documents, {len(task.queries):,} queries")
+    settings = [sharding_snapshot.shard_setting(cluster, task, outside, n, log, ensure_index,
+                                                drift=n in drift) for n in shards]
+    jvm = cluster.request("GET", "/_nodes/stats/jvm")["nodes"]
+    heap = next(iter(jvm.values()))["jvm"]["mem"]["heap_max_in_bytes"]
+    result: dict[str, Any] = {"engine": str(cluster.engine), "heap": f"{heap / 2**30:.1f} GiB",
+              "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"),
+              "q": sharding_snapshot.Q, "min_doc_freq": snapshot_api.MIN_DOC_FREQ,
+              "documents": len(task.corpus),
+              "queries": len(task.queries), "rounds": sharding_snapshot.ROUNDS,
+              "load_before": load_before, "load_after": os.getloadavg()[0],
+              "minutes": (time.monotonic() - started) / 60, "settings": settings}
+    result["targets"] = sharding_snapshot_report.targets(result)
+    result["findings"] = sharding_snapshot_report.findings(result)
+    OUT.mkdir(parents=True, exist_ok=True)
+    sharding_snapshot_report.JSON.write_text(json.dumps(result, indent=1) + "\n")
+    sharding_snapshot_report.write(result)
+    print("\n".join(result["targets"] + result["findings"]))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=os.environ.get("QIDF_URL", "http://127.0.0.1:9247"))
@@ -274,8 +311,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=QUERIES)
     ap.add_argument("--mode", default="plugin", choices=("plugin", "script"))
     ap.add_argument("--readme-only", action="store_true")
+    ap.add_argument("--snapshot", action="store_true",
+                    help="the statistics-snapshot benchmark (snapshot.json, snapshot.md)")
+    ap.add_argument("--snapshot-shards", default="1,3,12")
+    ap.add_argument("--snapshot-drift", default="3,12")
+    ap.add_argument("--snapshot-documents", type=int, default=sharding_snapshot.DOCUMENTS)
+    ap.add_argument("--snapshot-min-df", type=int, default=snapshot_api.MIN_DOC_FREQ,
+                    help="terms below this index-wide df are left out of the snapshot")
     args = ap.parse_args(argv)
     saved = OUT / "results.json"
+    if args.snapshot and args.readme_only:
+        sharding_snapshot_report.write(json.loads(sharding_snapshot_report.JSON.read_text()))
+        return 0
+    if args.snapshot:
+        snapshot_api.MIN_DOC_FREQ = args.snapshot_min_df  # what every take of this run sends
+        return snapshot_main(Cluster.connect(ConnectionSettings.from_options(url=args.url)),
+                             [int(x) for x in args.snapshot_shards.split(",") if x],
+                             {int(x) for x in args.snapshot_drift.split(",") if x},
+                             args.snapshot_documents, args.queries)
     if args.readme_only:
         write_readme(json.loads(saved.read_text()))
         return 0

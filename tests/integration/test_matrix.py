@@ -10,7 +10,8 @@ On each engine: q = 1 parity (the plugin scores exactly like the built-in defaul
 ranks exactly like it where the engine has Painless), apply / show / revert in both modes,
 exact and sampled statistics against an independent count, and one evaluation of the Go
 code -> doc task whose NDCG@10 must equal the values measured on the default engine (the
-analyzer and the rankings are the same everywhere, only score scales differ).
+analyzer and the rankings are the same everywhere, only score scales differ), and statistics
+snapshots scoring plain searches as explicit dfs on 3 shards.
 """
 
 from __future__ import annotations
@@ -201,5 +202,34 @@ def test_index_wide_statistics_or_reopen_on_this_engine(engine, go_task):
             assert result.changed and install.show(engine, name)["params"]["q"] == 0.3
             install.revert(engine, name, strategy="reopen")
         assert _settings(engine, name) == before
+    finally:
+        engine.request("DELETE", f"/{name}")
+
+
+def test_statistics_snapshot_on_this_engine(engine, go_task):
+    """`--stats snapshot` on 3 shards with deletions not merged away: plain searches score
+    exactly as explicit dfs did with no snapshot (q = 0.3), and at q = 1 exactly as the
+    built-in default with dfs; revert leaves the settings as they were and no snapshot."""
+    from tests.consistency import snapshot_leftovers
+
+    from .snapshot_support import agreement, sharded_index, snapshot_versus_dfs
+
+    name = "qidf-matrix-snap"
+    sharded_index(engine, name, dict(list(go_task.corpus.items())[:4000]))
+    subset = dict(list(go_task.queries.items())[:150])
+    before = _settings(engine, name)
+    try:
+        snap, per_shard = snapshot_versus_dfs(engine, name, subset, 0.3)
+        print(f"\n{ENGINE} snapshot vs dfs: {snap}; per-shard vs dfs: {per_shard}")
+        assert snap["same_ids"] == snap["same_scores"] == len(subset)
+        install.revert(engine, name)
+        terms = queries.analyze_all(engine, name, indexing.FIELD, subset)
+        builtin = runs.search_run(engine, name, indexing.FIELD, terms, k=10)
+        install.apply(engine, name, QlogParams(1.0), mode=Mode.PLUGIN, stats="snapshot")
+        plain = runs.search_run(engine, name, indexing.FIELD, terms, k=10, search_type=None)
+        same = agreement(plain, builtin, tolerance=1e-6)
+        assert same["same_ids"] == same["same_scores"] == len(subset), same
+        install.revert(engine, name)
+        assert _settings(engine, name) == before and not snapshot_leftovers(engine)
     finally:
         engine.request("DELETE", f"/{name}")

@@ -42,6 +42,7 @@ BAD: dict[str, list[list[str]]] = {
                ["idx", "--strategy", "fast"]],
     "recover": [["a#b"], ["idx", "--url", UNREACHABLE], ["idx", "--force", "yes"]],
     "show": [["*"], ["idx", "--url", UNREACHABLE]],
+    "snapshot refresh": [["a#b"], ["idx", "--url", UNREACHABLE]],
     "render": [["--q", "3"], ["--q", "0.3", "--engine", "solr-9"], ["--q", "0.3", "--k1", "-1"]],
     "stats": [["idx", "--sample", "0"], ["idx", "--url", UNREACHABLE]],
     "predict": [["idx", "--predictor", "nope"], ["idx", "--url", UNREACHABLE],

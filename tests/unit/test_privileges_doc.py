@@ -30,5 +30,6 @@ def test_the_documented_roles_are_the_code():
 def test_every_action_appears_in_the_per_command_table():
     table = DOC.read_text().split("## Per command", 1)[1].split("\n## ", 1)[0]
     actions = (set(roles.OPERATOR_CLUSTER) | set(roles.OPERATOR_INDEX) | set(roles.OWN_INDEX)
-               | set(roles.CLONE_INDEX) | set(roles.AUTO_MODE_CLUSTER) | set(roles.STATS_CLUSTER))
+               | set(roles.CLONE_INDEX) | set(roles.AUTO_MODE_CLUSTER) | set(roles.STATS_CLUSTER)
+               | set(roles.SNAPSHOT_CLUSTER) | set(roles.SNAPSHOT_INDEX))
     assert sorted(a for a in actions if f"`{a}`" not in table) == []

@@ -287,7 +287,8 @@ def test_stats_index_without_the_processor_names_the_nodes():
 def test_bad_stats_is_one_usage_line(engine, capsys, monkeypatch):  # noqa: F811
     code, _, err = run(["apply", "code", "--q", "0.3", "--stats", "global"], capsys,
                          monkeypatch)
-    assert code == 2 and err.count("\n") == 1 and "--stats must be index, shard or auto" in err
+    assert code == 2 and err.count("\n") == 1
+    assert "--stats must be index, snapshot, shard or auto" in err
     assert engine.calls == []
 
 

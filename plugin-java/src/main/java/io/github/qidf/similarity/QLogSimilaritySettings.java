@@ -1,5 +1,8 @@
 package io.github.qidf.similarity;
 
+import io.github.qidf.similarity.snapshot.SnapshotKeys;
+import io.github.qidf.similarity.snapshot.SnapshotSource;
+
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -26,12 +29,14 @@ public final class QLogSimilaritySettings {
     public static final String B = "b";
     public static final String FORM = "form";
     public static final String DISCOUNT_OVERLAPS = "discount_overlaps";
+    /** The key of the statistics snapshot the similarity scores with (optional; static, like every key here). */
+    public static final String STATS_SNAPSHOT = "stats_snapshot";
     /** The key the engine uses to pick the similarity type; always present, never ours to check. */
     public static final String TYPE_KEY = "type";
 
     /** The settings this similarity accepts, besides {@code type}. */
     public static final Set<String> KEYS = Collections.unmodifiableSet(
-        new LinkedHashSet<>(Arrays.asList(Q, K1, B, FORM, DISCOUNT_OVERLAPS))
+        new LinkedHashSet<>(Arrays.asList(Q, K1, B, FORM, DISCOUNT_OVERLAPS, STATS_SNAPSHOT))
     );
 
     public static final double DEFAULT_Q = 1.0;
@@ -45,13 +50,16 @@ public final class QLogSimilaritySettings {
     private final float k1;
     private final float b;
     private final boolean discountOverlaps;
+    private final String statsSnapshot;
 
-    private QLogSimilaritySettings(double q, QLog.Form form, float k1, float b, boolean discountOverlaps) {
+    private QLogSimilaritySettings(double q, QLog.Form form, float k1, float b, boolean discountOverlaps,
+                                   String statsSnapshot) {
         this.q = q;
         this.form = form;
         this.k1 = k1;
         this.b = b;
         this.discountOverlaps = discountOverlaps;
+        this.statsSnapshot = statsSnapshot;
     }
 
     /**
@@ -110,7 +118,15 @@ public final class QLogSimilaritySettings {
             throw invalid(DISCOUNT_OVERLAPS, overlapsText, "must be true or false");
         }
 
-        return new QLogSimilaritySettings(q, form, k1, b, discountOverlaps);
+        final String statsSnapshot = settings.get(STATS_SNAPSHOT);
+        if (statsSnapshot != null) {
+            String problem = SnapshotKeys.problem(statsSnapshot);
+            if (problem != null) {
+                throw invalid(STATS_SNAPSHOT, statsSnapshot, problem);
+            }
+        }
+
+        return new QLogSimilaritySettings(q, form, k1, b, discountOverlaps, statsSnapshot);
     }
 
     private static double parseDouble(Map<String, String> settings, String key, double defaultValue) {
@@ -141,7 +157,12 @@ public final class QLogSimilaritySettings {
 
     /** The plain (unscaled) q-log BM25 with these settings: OpenSearch 3.x's default shape. */
     public QLogBM25Similarity newBM25() {
-        return new QLogBM25Similarity(q, form, k1, b, discountOverlaps);
+        return newBM25(SnapshotSource.NONE);
+    }
+
+    /** The same, finding its statistics snapshot (if it names one) in {@code snapshots}. */
+    public QLogBM25Similarity newBM25(SnapshotSource snapshots) {
+        return new QLogBM25Similarity(q, form, k1, b, discountOverlaps, statsSnapshot, snapshots);
     }
 
     /**
@@ -149,7 +170,17 @@ public final class QLogSimilaritySettings {
      * Elasticsearch (their {@code LegacyBM25Similarity}).
      */
     public LegacyQLogBM25Similarity newLegacyBM25() {
-        return new LegacyQLogBM25Similarity(newBM25());
+        return newLegacyBM25(SnapshotSource.NONE);
+    }
+
+    /** The same, finding its statistics snapshot (if it names one) in {@code snapshots}. */
+    public LegacyQLogBM25Similarity newLegacyBM25(SnapshotSource snapshots) {
+        return new LegacyQLogBM25Similarity(newBM25(snapshots));
+    }
+
+    /** The statistics snapshot's key, or null. */
+    public String statsSnapshot() {
+        return statsSnapshot;
     }
 
     public double q() {

@@ -62,6 +62,25 @@ class SettingsValidationTest {
     }
 
     @Test
+    void badStatsSnapshotKey() {
+        for (String v : new String[] {"a b", "a/b", "x#y", "a\tb", "k:1", "x".repeat(256)}) {
+            rejected("stats_snapshot", v);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> EngineTestSupport.qlog(settings("stats_snapshot", "")));
+        assertTrue(e.getMessage().contains("[stats_snapshot]"), e.getMessage());
+    }
+
+    @Test
+    void statsSnapshotKeyIsKept() {
+        QLogSimilaritySettings s = QLogSimilaritySettings.parse(settings("stats_snapshot", "code-search", "q", "0.3"));
+        assertEquals("code-search", s.statsSnapshot());
+        assertEquals("code-search", s.newBM25().getSnapshotKey());
+        assertEquals(null, QLogSimilaritySettings.parse(settings()).statsSnapshot());
+        assertTrue(s.newBM25().toString().contains("stats_snapshot=code-search"));
+    }
+
+    @Test
     void unknownKeyIsNamed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> EngineTestSupport.qlog(settings("Q", "0.5")));

@@ -1,6 +1,7 @@
 package io.github.qidf.similarity.opensearch;
 
 import io.github.qidf.similarity.QLogSimilaritySettings;
+import io.github.qidf.similarity.snapshot.SnapshotSource;
 
 import org.apache.lucene.search.similarities.Similarity;
 import org.opensearch.Version;
@@ -29,11 +30,19 @@ public final class QLogSimilarityProvider {
      *     index creation or settings update
      */
     public static Similarity create(Settings settings) {
+        return create(settings, SnapshotSource.NONE);
+    }
+
+    /**
+     * The same, finding the statistics snapshot its settings may name ({@code stats_snapshot}) in
+     * {@code snapshots}, the node's cache.
+     */
+    public static Similarity create(Settings settings, SnapshotSource snapshots) {
         Map<String, String> values = new HashMap<>();
         for (String key : settings.keySet()) {
             values.put(key, settings.get(key));
         }
         QLogSimilaritySettings parsed = QLogSimilaritySettings.parse(values);
-        return engineDefaultIsLegacy() ? parsed.newLegacyBM25() : parsed.newBM25();
+        return engineDefaultIsLegacy() ? parsed.newLegacyBM25(snapshots) : parsed.newBM25(snapshots);
     }
 }

@@ -3,6 +3,8 @@ package io.github.qidf.similarity.engine;
 import io.github.qidf.similarity.opensearch.QLogSimilarityPlugin;
 import io.github.qidf.similarity.opensearch.QLogSimilarityProvider;
 
+import io.github.qidf.similarity.snapshot.SnapshotSource;
+
 import org.apache.lucene.search.similarities.Similarity;
 import org.opensearch.Version;
 import org.opensearch.common.settings.Settings;
@@ -54,6 +56,11 @@ public final class EngineTestSupport {
     /** Our similarity, built the way the engine builds it from index settings. */
     public static Similarity qlog(Map<String, String> settings) {
         return QLogSimilarityProvider.create(settingsOf(settings));
+    }
+
+    /** Our similarity with a statistics snapshot source, as the plugin builds it on a node. */
+    public static Similarity qlog(Map<String, String> settings, SnapshotSource snapshots) {
+        return QLogSimilarityProvider.create(settingsOf(settings), snapshots);
     }
 
     /** The engine's own sanity checks on a similarity (SimilarityService.validateSimilarity). */
