@@ -24,6 +24,8 @@ STATE_INDEX = "qidf-state"
 SCRATCH_PREFIX = "qidf-validate-"
 # The default search pipeline of an index whose scoring searches use index-wide statistics.
 STATS_PIPELINE_PREFIX = "qidf-stats-"
+# The plugin's index of statistics snapshots (``--stats snapshot``).
+SNAPSHOT_INDEX = "qidf-snapshots"
 # A clone made by ``--strategy clone`` is ``<public name>-qidf-<8 hex>``.
 CLONE_MARK = "-qidf-"
 _CLONE_TOKEN = re.compile(r"-qidf-([0-9a-f]{8})$")
@@ -69,7 +71,7 @@ def is_hidden_name(name: str) -> bool:
 
 def is_qidf_owned(name: str) -> bool:
     """qidf's own indices, which no similarity command may change."""
-    return name == STATE_INDEX or name.startswith(SCRATCH_PREFIX)
+    return name in (STATE_INDEX, SNAPSHOT_INDEX) or name.startswith(SCRATCH_PREFIX)
 
 
 def _fit(prefix: str, suffix: str) -> str:

@@ -88,8 +88,8 @@ def resolve_target(cluster: Cluster, name: str, *, allow_hidden: bool = False,
     """Resolve ``name`` to the one index a change may touch, or refuse (nothing written)."""
     check_name(name, "index or alias")
     if is_qidf_owned(name):
-        raise UsageError(f"{name!r} is qidf's own index (leases, journals, scratch): qidf "
-                         "never changes its similarity")
+        raise UsageError(f"{name!r} is qidf's own index (leases, journals, scratch, statistics "
+                         "snapshots): qidf never changes its similarity")
     index, entry = _concrete(cluster, name)
     if is_qidf_owned(index):
         raise UsageError(f"{name!r} points at qidf's own index {index!r}: qidf never changes "

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from qidf_ctl.cluster import Cluster, index_path, segment
+from qidf_ctl.cluster.names import SNAPSHOT_INDEX
 from qidf_ctl.errors import ClusterError
 
 SETTING = "stats_snapshot"  # relative to index.similarity.<name>.
-STORE_INDEX = "qidf-snapshots"
+STORE_INDEX = SNAPSHOT_INDEX
 MIN_DOC_FREQ = 2  # terms of one document are left out: the shard's own df is exact for them
 # Share of documents added since the snapshot from which `show` says a refresh is due: the
 # top-10 of 99.5% of queries still equal explicit dfs's below it (benchmarks/sharding/).

@@ -145,7 +145,7 @@ def test_hidden_indices_need_allow_hidden(name, settings):
     assert install.apply(cluster, name, QlogParams(0.3), allow_hidden=True).changed
 
 
-@pytest.mark.parametrize("name", ["qidf-state", "qidf-validate-0a1b2c3d"])
+@pytest.mark.parametrize("name", ["qidf-state", "qidf-validate-0a1b2c3d", "qidf-snapshots"])
 def test_qidf_own_indices_are_never_changed(name):
     engine = FakeEngine(index=name)
     with pytest.raises(UsageError, match="qidf's own"):
