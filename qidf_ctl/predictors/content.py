@@ -7,7 +7,12 @@ sampled raw texts that look like code (``stats.text_shape``), never by a density
 by the index's size:
 
 1. Is the field code? The share of a seeded sample of documents (``_source``) that look like
-   code. Clearly code (>= CODE_CORPUS_MIN): q = Q_CODE_CORPUS.
+   code. Clearly code (>= CODE_CORPUS_MIN): q = Q_CODE_CORPUS, or the milder Q_CODE_FILES
+   where the documents are whole files (their mean length, in the field's own tokens, at
+   least WHOLE_FILE_TOKENS_MIN). Whole files searched with commit messages or issue text
+   (the coding agent's case) gain less from rare identifiers than functions do, and BM25 can
+   be best: a level that never loses significantly there matters more than the last bit of
+   gain (benchmarks/retrieval/whole-files.md).
 2. If the field is clearly text (<= TEXT_CORPUS_MAX): is it searched with code? That needs
    an unlabeled query sample (``--queries FILE``): clearly code queries (>= CODE_QUERIES_MIN)
    give q = Q_CODE_QUERIES, clearly text queries (<= TEXT_QUERIES_MAX) keep BM25. Without a
@@ -61,6 +66,13 @@ CODE_QUERIES_MIN = 0.653
 TEXT_QUERIES_MAX = 0.534
 Q_CODE_CORPUS = 0.6
 Q_CODE_QUERIES = 0.7
+# Whole files: function-level code documents of the benchmark average 25-91 tokens, the
+# whole files of eight repositories' trees about 290-1,600; the bound is the geometric middle
+# of the gap. 0.7 is the one level never significantly below BM25 on all eight file-level
+# tasks and with at least half the oracle gain on each where it is significant (also when
+# each repository is left out of the choice: benchmarks/retrieval/whole-files.md).
+WHOLE_FILE_TOKENS_MIN = 160.0
+Q_CODE_FILES = 0.7
 Q_BM25 = 1.0
 
 
@@ -157,6 +169,17 @@ def decide(field_stats: FieldStats, queries: QuerySample | None,
     evidence["code_like_documents"] = docs
     share = docs.value
     if share >= CODE_CORPUS_MIN:
+        length = field_stats.avg_field_length
+        evidence["mean_document_tokens"] = plain(
+            length, "mean tokens per document (the field's own analyzer)",
+            "the field's tokens / its documents, as BM25's avgdl")
+        if length >= WHOLE_FILE_TOKENS_MIN:
+            return _field_decides(Decision(Q_CODE_FILES, (
+                f"{_pct(share)} of {shape.texts:,} sampled documents look like code and "
+                f"average {length:,.0f} tokens (whole files, >= {WHOLE_FILE_TOKENS_MIN:.0f}) "
+                f"-> q {Q_CODE_FILES:.2f}: rare identifiers deserve more weight than BM25 "
+                "gives, a milder level than for functions (on whole files BM25 can be best)"
+                f"{_sample_on_code(queries, evidence)}"), evidence=evidence), query_kind)
         return _field_decides(Decision(Q_CODE_CORPUS, (
             f"{_pct(share)} of {shape.texts:,} sampled documents look like code -> q "
             f"{Q_CODE_CORPUS:.2f}: a code field, rare identifiers deserve more weight than "
@@ -196,7 +219,8 @@ CONTENT = register(Predictor(
     name="qidf-content",
     formula=(f"q = 1 if the analyzer splits identifiers; q = {Q_CODE_CORPUS:g} if >= "
              f"{_pct(CODE_CORPUS_MIN)} of sampled documents look like code (code punctuation "
-             "or code lines); if <= "
+             f"or code lines), {Q_CODE_FILES:g} if they also average >= "
+             f"{WHOLE_FILE_TOKENS_MIN:.0f} tokens (whole files); if <= "
              f"{_pct(TEXT_CORPUS_MAX)} do and a query sample is given, q = {Q_CODE_QUERIES:g} "
              f"if >= {_pct(CODE_QUERIES_MIN)} of the queries look like code (without a "
              "sample, if the queries are stated to be code); else q = 1"),

@@ -299,6 +299,8 @@ def shipped_q(r: Row) -> float:
     docs = SimpleNamespace(texts=1000, code_like_share=st["src_code_like_share"],
                            code_like_interval=(0.0, 1.0), mean_words=st["src_mean_words"])
     field = SimpleNamespace(source_shape=docs, field="text", documents=r.get("documents", 0),
+                            avg_field_length=st["tokens"] / st["docs"] if st.get("docs")
+                            else math.nan,
                             splits_identifiers=["camelCase"] if r["kind"] == "identifier"
                             else [])
     queries = SimpleNamespace(shape=SimpleNamespace(

@@ -24,6 +24,8 @@ from qidf_ctl.stats.query_sample import from_texts
 pytestmark = pytest.mark.integration
 
 CODE_INDEX = "qidf-it-go-code"
+FILES_INDEX = "qidf-it-whole-files"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +56,22 @@ def test_code_needs_no_query_sample(cluster, code_index):
     p = predict.predict_for_index(cluster, code_index)
     assert p.q == content.Q_CODE_CORPUS and not p.ambiguous
     assert p.evidence["code_like_documents"]["value"] >= content.CODE_CORPUS_MIN
+
+
+def test_whole_files_get_the_milder_level(cluster):
+    """This project's own modules, one document per whole file (real code, a few hundred
+    tokens and more each): q Q_CODE_FILES, where Go's functions get Q_CODE_CORPUS."""
+    files = {}
+    for folder, _, names in os.walk(os.path.join(ROOT, "qidf_ctl")):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as fh:
+                    files[os.path.relpath(path, ROOT)] = fh.read()
+    indexing.ensure_index(cluster, FILES_INDEX, files)
+    p = predict.predict_for_index(cluster, FILES_INDEX)
+    assert p.statistics["avg_field_length"] >= content.WHOLE_FILE_TOKENS_MIN
+    assert p.q == content.Q_CODE_FILES and not p.ambiguous and "whole files" in p.reason
 
 
 def test_the_raw_text_sample_costs_one_search(cluster, parity_index):

@@ -127,11 +127,11 @@ def test_analysed_query_shares():
 
 
 def _field(code_share: float, documents: float = 10_000, splits: list[str] | None = None,
-           texts: int = 1000, glued: float = 0.05) -> SimpleNamespace:
+           texts: int = 1000, glued: float = 0.05, length: float = 40.0) -> SimpleNamespace:
     shape = SimpleNamespace(texts=texts, code_like_share=code_share,
                             code_like_interval=(code_share, code_share), mean_words=20.0)
     return SimpleNamespace(source_shape=shape, splits_identifiers=splits or [],
-                           documents=documents, field="text",
+                           documents=documents, field="text", avg_field_length=length,
                            hapax_terms=SimpleNamespace(hapax_glued_share=glued))
 
 
@@ -172,6 +172,26 @@ def test_decision_on_every_side_of_the_bounds(docs, queries, q, ambiguous, words
     # The query sample always counts: read and reported whatever the field is (issue 36).
     assert ("code_like_queries" in d.evidence) is (queries is not None)
     assert ("query sample" in d.reason or "sampled queries" in d.reason) is (queries is not None)
+
+
+@pytest.mark.parametrize("length, q", [
+    (40.0, content.Q_CODE_CORPUS),  # functions
+    (content.WHOLE_FILE_TOKENS_MIN - 1, content.Q_CODE_CORPUS),
+    (content.WHOLE_FILE_TOKENS_MIN, content.Q_CODE_FILES),  # whole files
+    (1_500.0, content.Q_CODE_FILES),
+    (float("nan"), content.Q_CODE_CORPUS),  # unknown length: the function level
+])
+def test_whole_files_get_the_milder_level(length, q):
+    """Whole files searched with commit messages: BM25 was best on one repository of eight,
+    and q 0.6 lost there significantly; 0.7 did not (benchmarks/retrieval/whole-files.md)."""
+    for queries in (None, _queries(0.0), _queries(0.95)):
+        d = _decide(_field(0.95, length=length), queries)
+        assert d.q == q and not d.ambiguous
+        assert ("whole files" in d.reason) is (q == content.Q_CODE_FILES)
+        assert "mean_document_tokens" in d.evidence
+    assert content.Q_CODE_CORPUS < content.Q_CODE_FILES < 1.0
+    text = _decide(_field(0.01, length=1_500.0), _queries(0.95))  # a text field: unchanged
+    assert text.q == content.Q_CODE_QUERIES
 
 
 def test_glued_df1_terms_do_not_decide():
