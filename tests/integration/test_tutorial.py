@@ -40,6 +40,7 @@ def _blocks(kind: str) -> list[str]:
 def _commands() -> list[str]:
     found = []
     for block in _blocks("bash"):
+        block = re.sub(r"\\\n\s*", " ", block)  # a command continued on the next line
         lines = [line.split("  #")[0].strip() for line in block.splitlines()]
         lines = [line for line in lines if line and not line.startswith("#")]
         if any(line.startswith(SKIPPED) for line in lines):
