@@ -104,7 +104,7 @@ def test_cli_eval_baseline_and_sweep(result, task, engine_url, tmp_path, capsys,
     assert rec["q"] == 0.05  # 0.05 gains 0.1+ NDCG@10 here: no doubt left
     text = _cli(["sweep", INDEX, *common[:-1], "--grid", "0.05", "--reference", "1"],
                 capsys, monkeypatch)
-    assert "recommended: q " in text and "(BM25)" in text
+    assert "recommended: install q 0.05: " in text and "at BM25 (q = 1)" in text
 
 
 def test_benchmark_densities_are_the_products(cluster, result):
