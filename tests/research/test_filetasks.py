@@ -52,7 +52,7 @@ def repo(tmp_path: Path) -> Path:
                 "empty.txt": b"", "web/app.min.js": b"var a=1;"},
             "client: dial the server (#123)\n\nSee https://example.org/issue/9 for more.\n\n"
             "Signed-off-by: Someone <s@example.org>", 1_700_000_100)
-    _commit(r, {"docs/guide.md": b"guide\n"}, "docs: write the guide", 1_700_000_200)
+    _commit(r, {"doc/guide.md": b"guide\n"}, "docs: write the guide", 1_700_000_200)
     _commit(r, {"src/server.go": b"package server\nfunc handleUpgrade() { dial() }\n",
                 "src/client.go": None}, "server: call dial directly", 1_700_000_300)
     _git(r, "mv", "src/server.go", "src/srv.go")
@@ -62,7 +62,7 @@ def repo(tmp_path: Path) -> Path:
 
 def test_corpus_keeps_text_files_and_counts_what_it_leaves_out(repo: Path) -> None:
     built = corpus.build(repo, _git(repo, "rev-parse", "HEAD~1"))
-    assert sorted(built.docs) == ["README.md", "docs/guide.md", "src/server.go"]
+    assert sorted(built.docs) == ["README.md", "doc/guide.md", "src/server.go"]
     assert built.skipped == {"binary": 1, "empty": 1, "vendored": 1, "generated": 1}
     assert corpus.build(repo, "HEAD~1").docs == built.docs
     assert built.tree_files == 7

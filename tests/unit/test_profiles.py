@@ -239,6 +239,7 @@ def _args(tmp_path: Path) -> dict[str, list[str]]:
         "sweep": ["code", "--queries", str(queries), "--qrels", str(qrels), "--grid", "0.3"],
         "search": ["code", "func main", "--q", "0.3"], "demo": ["--queries", "1"],
         "plan": ["-f", str(toml)], "check": ["code", "--q", "0.3"], "mcp": ["code"],
+        "snapshot refresh": ["code"],
     }
 
 
