@@ -8,18 +8,11 @@ import io.github.qidf.similarity.elasticsearch.snapshot.TransportSnapshotActions
 import io.github.qidf.similarity.elasticsearch.snapshot.TransportSnapshotNodesAction;
 import io.github.qidf.similarity.snapshot.SnapshotCache;
 
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.node.DiscoveryNodes;
-import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
-import org.elasticsearch.common.settings.ClusterSettings;
-import org.elasticsearch.common.settings.IndexScopedSettings;
-import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.common.settings.SettingsFilter;
 import org.elasticsearch.features.NodeFeature;
 import org.elasticsearch.index.IndexModule;
 import org.elasticsearch.plugins.ActionPlugin;
 import org.elasticsearch.plugins.Plugin;
-import org.elasticsearch.rest.RestController;
 import org.elasticsearch.rest.RestHandler;
 
 import java.util.Collection;
@@ -62,10 +55,7 @@ public class QLogSimilarityPlugin extends Plugin implements ActionPlugin {
     }
 
     @Override
-    public Collection<RestHandler> getRestHandlers(Settings settings, NamedWriteableRegistry namedWriteableRegistry,
-                                                   RestController restController, ClusterSettings clusterSettings,
-                                                   IndexScopedSettings indexScopedSettings, SettingsFilter settingsFilter,
-                                                   IndexNameExpressionResolver indexNameExpressionResolver,
+    public Collection<RestHandler> getRestHandlers(RestHandlersServices services,
                                                    Supplier<DiscoveryNodes> nodesInCluster,
                                                    Predicate<NodeFeature> clusterSupportsFeature) {
         return List.of(new RestSnapshotAction());
