@@ -68,7 +68,10 @@ def setting_of(flat_settings: dict[str, Any]) -> str | None:
 
 
 def get_pipeline(cluster: Cluster, pipeline: str) -> dict[str, Any] | None:
-    """The stored body of ``pipeline``; None when it does not exist."""
+    """The stored body of ``pipeline``; None when it does not exist (as on Elasticsearch,
+    which has no search pipelines and answers their path with 400 "no handler found")."""
+    if getattr(cluster.engine, "distribution", "") == "elasticsearch":
+        return None
     try:
         found = cluster.request("GET", f"/_search/pipeline/{segment(pipeline)}")
     except ClusterError as exc:
