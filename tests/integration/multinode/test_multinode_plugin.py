@@ -102,15 +102,20 @@ def test_rolling_install_fails_no_search(cluster3, nodes_cfg, plugin_zip, load_i
     assert mode is Mode.PLUGIN and "all 3 data nodes" in reason
 
 
-def test_stats_auto_gives_plain_searches_through_every_node_index_wide_statistics(
+def test_stats_index_gives_plain_searches_through_every_node_index_wide_statistics(
         cluster3, load_index, urls, go_task):
-    """6 shards x 2 copies on 3 nodes, the processor on every node: `--stats auto` installs
-    qidf's pipeline, and a plain search sent to any node (each the coordinator of its own
-    searches) returns what explicit dfs returns; revert restores the settings exactly."""
+    """6 shards x 2 copies on 3 nodes, the plugin on every node: `--stats auto` would take a
+    statistics snapshot; `--stats index` installs qidf's pipeline, and a plain search sent to
+    any node (each the coordinator of its own searches) returns what explicit dfs returns;
+    revert restores the settings exactly."""
     from .search_load import _post
 
     before = _settings(cluster3, load_index)
-    done = qidf(urls[0], "apply", load_index, "--q", "0.3", "--json")
+    planned = qidf(urls[0], "apply", load_index, "--q", "0.3", "--dry-run", "--json")
+    assert planned.returncode == 0, planned.stderr
+    assert json.loads(planned.stdout)["stats"] == "snapshot"
+    assert _settings(cluster3, load_index) == before
+    done = qidf(urls[0], "apply", load_index, "--q", "0.3", "--stats", "index", "--json")
     try:
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
