@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from qidf_ctl.cluster import Cluster, describe_index
 from qidf_ctl.predictors.base import DEFAULT_PREDICTOR, QueryKind
-from qidf_ctl.predictors.prediction import Prediction, check_query_kind, predict
+from qidf_ctl.predictors.prediction import Prediction, check_query_kind, predict, sample_for
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
 from qidf_ctl.stats import index_stats
-from qidf_ctl.stats.query_sample import QuerySample, with_analysis
+from qidf_ctl.stats.query_sample import QuerySample
 
 
 def predict_fields(
@@ -51,14 +51,7 @@ def predict_fields(
     found: list[Prediction] = []
     for result in measured:
         for field_stats in result.fields:
-            sampled = queries
-            if sampled is not None and p.analyses_queries:
-                progress(f"analysing {min(len(sampled.texts), sampled.shape.texts)} sampled "
-                         f"queries with the analyzer of {field_stats.field}")
-                sampled = with_analysis(sampled, cluster, result.index, field_stats.field,
-                                        result.shards)
-            if sampled is not None and p.measure is not None:
-                sampled = p.measure(cluster, result.index, field_stats, sampled, bar)
+            sampled = sample_for(p, cluster, result, field_stats, queries, bar, progress)
             found.append(predict(field_stats, predictor, index=result.index, queries=sampled,
                                  query_kind=kind))
     order = {n: i for i, n in enumerate(names)}

@@ -21,7 +21,7 @@ from qidf_ctl.predictors.base import (
     parse_query_kind,
 )
 from qidf_ctl.progress import BarFactory, Progress, no_bar, quiet
-from qidf_ctl.stats import FieldStats, index_stats
+from qidf_ctl.stats import FieldStats, IndexStats, index_stats
 from qidf_ctl.stats.fields import finite
 from qidf_ctl.stats.query_sample import QuerySample, with_analysis
 
@@ -108,6 +108,21 @@ def predict(
     )
 
 
+def sample_for(p: Predictor, cluster: Cluster, result: IndexStats, field_stats: FieldStats,
+               queries: QuerySample | None, bar: BarFactory = no_bar,
+               progress: Progress = quiet) -> QuerySample | None:
+    """The query sample as predictor ``p`` reads it for one measured field: analysed with
+    that field's analyzer, and measured on the index, where ``p`` does either."""
+    if queries is not None and p.analyses_queries:
+        progress(f"analysing {min(len(queries.texts), queries.shape.texts)} sampled queries "
+                 f"with the analyzer of {field_stats.field}")
+        queries = with_analysis(queries, cluster, result.index, field_stats.field,
+                                result.shards)
+    if queries is not None and p.measure is not None:
+        queries = p.measure(cluster, result.index, field_stats, queries, bar)
+    return queries
+
+
 def predict_for_index(
     cluster: Cluster,
     index: str,
@@ -135,11 +150,7 @@ def predict_for_index(
     progress(f"measuring {index} field {field}")
     result = index_stats(cluster, index, field=field, sample=sample, seed=seed,
                          exact=exact, bar=bar)
-    if queries is not None and p.analyses_queries:
-        progress(f"analysing {min(len(queries.texts), queries.shape.texts)} sampled queries")
-        queries = with_analysis(queries, cluster, result.index, field, result.shards)
-    if queries is not None and p.measure is not None:
-        queries = p.measure(cluster, result.index, result.fields[0], queries, bar)
+    queries = sample_for(p, cluster, result, result.fields[0], queries, bar, progress)
     # The reason is the result, not progress: callers print it once (apply --q auto did
     # twice).
     return predict(result.fields[0], predictor, index=result.index, queries=queries,
