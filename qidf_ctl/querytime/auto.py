@@ -4,7 +4,8 @@ search-only user may not read them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from qidf_ctl.cluster import Cluster
 from qidf_ctl.errors import ClusterError
@@ -14,18 +15,25 @@ REFUSED = ("--q auto reads the index's statistics, which these credentials may n
            "pass --q with a number (an admin's `qidf predict` gives one)")
 
 
-def predicted_q(cluster: Cluster, index: str, field: str,
-                queries: QuerySample | None = None) -> tuple[float, str]:
-    """q and the predictor's reason. Measuring the index takes monitor privileges that query
-    time itself does not need: a refusal says to pass a number instead."""
-    from qidf_ctl.predictors import predict_for_index  # predicting reads stats; only for auto
-
+@contextmanager
+def _refusal_says_what_to_do() -> Iterator[None]:
+    """Measuring the index takes monitor privileges that query time itself does not need: a
+    refusal says to pass a number instead."""
     try:
-        prediction = predict_for_index(cluster, index, field, queries=queries)
+        yield
     except ClusterError as exc:
         if exc.status != 403:
             raise
         raise ClusterError(REFUSED.format(exc), status=403) from None
+
+
+def predicted_q(cluster: Cluster, index: str, field: str,
+                queries: QuerySample | None = None) -> tuple[float, str]:
+    """q and the predictor's reason (a refusal to measure says to pass a number)."""
+    from qidf_ctl.predictors import predict_for_index  # predicting reads stats; only for auto
+
+    with _refusal_says_what_to_do():
+        prediction = predict_for_index(cluster, index, field, queries=queries)
     return prediction.q, prediction.reason
 
 
@@ -36,10 +44,6 @@ def predicted_qs(cluster: Cluster, index: str, fields: Sequence[str],
         return {fields[0]: predicted_q(cluster, index, fields[0], queries)}
     from qidf_ctl.predictors.fields import predict_fields  # reads stats; only for auto
 
-    try:
+    with _refusal_says_what_to_do():
         found = predict_fields(cluster, index, fields, queries=queries)
-    except ClusterError as exc:
-        if exc.status != 403:
-            raise
-        raise ClusterError(REFUSED.format(exc), status=403) from None
     return {p.field: (p.q, p.reason) for p in found}
